@@ -1,0 +1,25 @@
+// The composed fused_q oracle: what every output element of a launch must be.
+#pragma once
+
+#include <string>
+
+#include "reference/fused_q_args.h"
+#include "reference/profile.h"
+#include "reference/row_ops.h"
+
+namespace qcheck {
+
+// Runs fused_q on the CPU over host pointers: validates the args, reads the
+// inputs and writes every output the args name (query_out; with the indexer,
+// index_q_fp8 and index_weights_out), exactly as a correct kernel following
+// `profile` must. Nothing outside the outputs' elements is written (view
+// padding stays untouched). Returns "" on success, else one line that names
+// the field and the limit (invalid args, a position outside its cache, a
+// q_scale the profile cannot model).
+std::string run_fused_q_oracle(const FusedQArgs& args, const Profile& profile, const RowOps& ops);
+
+// The same checks without running: "" when run_fused_q_oracle would accept.
+// Reads positions (host memory).
+std::string check_oracle_inputs(const FusedQArgs& args, const Profile& profile);
+
+}  // namespace qcheck

@@ -1,0 +1,42 @@
+#include "reference/ue8m0.h"
+
+#include <cmath>
+
+#include "reference/float_bits.h"
+
+namespace qcheck::spec {
+
+float row_amax(const float* row, size_t count) {
+  uint32_t amax_bits = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t abs = bits_of(row[i]) & kF32AbsMask;
+    // Non-negative floats order like their bit patterns; NaN lanes are skipped.
+    if (abs <= kF32InfBits && abs > amax_bits) amax_bits = abs;
+  }
+  return float_from_bits(amax_bits);
+}
+
+float ceil_pow2_exact(float s0) {
+  const uint32_t bits = bits_of(s0);
+  if (bits >= kF32InfBits) return s0;  // +Inf (or NaN, which no caller passes)
+  // Adding 0x7FFFFF carries into the exponent exactly when the mantissa is
+  // non-zero; masking then drops the mantissa.
+  return float_from_bits((bits + 0x7FFFFFu) & kF32ExponentMask);
+}
+
+float ceil_pow2_log2f(float s0) {
+  if (std::isinf(s0)) return s0;
+  return std::exp2(std::ceil(std::log2(s0)));  // float overloads: log2f, ceilf, exp2f
+}
+
+float ue8m0_scale(float amax, ScaleCeiling ceiling, ScaleFloor floor) {
+  if (floor == ScaleFloor::kAmax1e4) amax = std::fmax(amax, 1e-4f);
+  if (floor == ScaleFloor::kAmax1e10) amax = std::fmax(amax, 1e-10f);
+  float s0 = amax / 448.0f;
+  if (floor == ScaleFloor::kScale1e4) s0 = std::fmax(s0, 1e-4f);
+  return ceiling == ScaleCeiling::kExactBits ? ceil_pow2_exact(s0) : ceil_pow2_log2f(s0);
+}
+
+uint8_t e8m0_byte(float scale) { return static_cast<uint8_t>(bits_of(scale) >> 23); }
+
+}  // namespace qcheck::spec
