@@ -1,0 +1,325 @@
+// The CPU model of the token-blocked fused_q kernel (seed PR 000: grid
+// (cdiv(T, 16), tasks), one program = 16 tokens x one head of one task).
+//
+// The model walks the grid program by program and, inside a program, computes
+// each output element on its own, as one GPU thread would: no row functions
+// of the oracle, only the scalar spec's per-element functions
+// (reference/conversions.h, ue8m0.h, rope.h rope_term), so every numeric rule
+// still exists once. What the model adds is the kernel's structure: the task
+// decoding, the token block with its masked tail, the RoPE partner indexing,
+// the strided loads and stores, and the choice of which copies to run. That
+// structure is where the planted bugs live (SEMANTICS.md "Bugs this kernel
+// family really shipped").
+//
+// The model follows profile qcheck: the contraction patterns, NaN and overflow
+// rules, scale floor and ceiling are read from qcheck_profile() so they are
+// named once; its weights order and "no bf16 before quantization" are the
+// fixed kernel code below.
+//
+// Built with -ffp-contract=off like reference/ (no a*b+c is written here, but
+// the products below must stay single roundings).
+#include "fuzz/cpu_model.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "reference/conversions.h"
+#include "reference/float_bits.h"
+#include "reference/fused_q_oracle.h"
+#include "reference/profile.h"
+#include "reference/rope.h"
+#include "reference/ue8m0.h"
+
+namespace qcheck {
+
+const std::vector<PlantedCpuBugInfo>& planted_cpu_bugs() {
+  static const std::vector<PlantedCpuBugInfo> list = {
+      {PlantedCpuBug::kNone, "", "the correct token-blocked model (profile qcheck)", false},
+      {PlantedCpuBug::kTruncatingBf16, "bug-truncating-bf16",
+       "bf16 outputs (rope tail, q_pe_out, bf16 weights) truncated instead of rounded to nearest even",
+       true},
+      {PlantedCpuBug::kSkipLastTailToken, "bug-skip-last-tail-token",
+       "the masked tail block handles one token too few (T % 16 - 1)", true},
+      {PlantedCpuBug::kSwappedIndexerRope, "bug-swapped-indexer-rope",
+       "the indexer RoPE uses NeoX where interleaved is asked and vice versa", true},
+      {PlantedCpuBug::kLog2fScale, "bug-log2f-scale",
+       "UE8M0 ceiling as exp2(ceil(log2f(s0))): half the scale in the band of SEMANTICS.md (A)",
+       true},
+      {PlantedCpuBug::kCopyWhenAliased, "copy-when-aliased",
+       "harmless twin: copies ql_nope onto itself when it aliases the front of q_out", false},
+      {PlantedCpuBug::kSkipCopyUnaliased, "bug-skip-copy-unaliased",
+       "bf16 packed path: the ql_nope front copy is skipped although ql_nope does not alias q_out",
+       true},
+      {PlantedCpuBug::kUnitWeightsColumn, "bug-unit-weights-column",
+       "index_weights read with column stride 1 whatever the view says", true},
+  };
+  return list;
+}
+
+namespace {
+
+constexpr int64_t kBlockTokens = 16;  // tokens per program (seed PR 000, BLOCK_T)
+
+// The deviations of one variant from the correct kernel, decoded once so the
+// program bodies read like kernel code with a few switches.
+struct Deviations {
+  bool truncate_bf16 = false;
+  bool skip_last_tail_token = false;
+  bool swap_indexer_style = false;
+  bool log2f_ceiling = false;
+  bool copy_when_aliased = false;
+  bool skip_copy_unaliased = false;
+  bool unit_weights_column = false;
+};
+
+Deviations deviations_of(PlantedCpuBug bug) {
+  Deviations d;
+  switch (bug) {
+    case PlantedCpuBug::kNone: break;
+    case PlantedCpuBug::kTruncatingBf16: d.truncate_bf16 = true; break;
+    case PlantedCpuBug::kSkipLastTailToken: d.skip_last_tail_token = true; break;
+    case PlantedCpuBug::kSwappedIndexerRope: d.swap_indexer_style = true; break;
+    case PlantedCpuBug::kLog2fScale: d.log2f_ceiling = true; break;
+    case PlantedCpuBug::kCopyWhenAliased: d.copy_when_aliased = true; break;
+    case PlantedCpuBug::kSkipCopyUnaliased: d.skip_copy_unaliased = true; break;
+    case PlantedCpuBug::kUnitWeightsColumn: d.unit_weights_column = true; break;
+  }
+  return d;
+}
+
+enum class TaskKind { kMqaRope, kIndexer, kNopePack };
+
+struct Task {
+  TaskKind kind;
+  int64_t head;
+};
+
+// Where the q_pe RoPE of one element finds its partner and its cos/sin column
+// (rope.h gives the rule; this is the kernel's per-element indexing of it).
+struct RopePartner {
+  int64_t partner;
+  int64_t column;  // index into cos and sin (each R/2 wide)
+  bool minus;      // the partner enters with a minus sign (r1 terms)
+};
+
+RopePartner rope_partner(int64_t j, int64_t rope_dim, RopeStyle style) {
+  if (style == RopeStyle::kInterleaved) return {j ^ 1, j / 2, (j % 2) == 0};
+  const int64_t half = rope_dim / 2;
+  if (j < half) return {j + half, j, true};
+  return {j - half, j - half, false};
+}
+
+class BlockedModel {
+ public:
+  BlockedModel(const FusedQArgs& args, PlantedCpuBug bug)
+      : a_(args), p_(qcheck_profile()), d_(deviations_of(bug)) {}
+
+  void run() const;
+
+ private:
+  int64_t task_count() const;
+  Task decode_task(int64_t task_id) const;
+  bool runs_nope_pack() const;
+  int64_t tokens_in_block(int64_t block) const;
+
+  void mqa_rope_program(int64_t first_token, int64_t tokens, int64_t head) const;
+  void indexer_program(int64_t first_token, int64_t tokens, int64_t head) const;
+  void nope_pack_program(int64_t first_token, int64_t tokens, int64_t head) const;
+
+  float cache_at(const CacheView& cache, int64_t position, int64_t column) const;
+  uint16_t to_bf16(float value) const;
+
+  const FusedQArgs& a_;
+  const Profile p_;
+  const Deviations d_;
+};
+
+// Pointer to element [token, head, 0] of a strided view (64-bit offsets).
+template <typename T, typename View>
+T* element(const View& view, int64_t token, int64_t head) {
+  return static_cast<T*>(view.data) + token * view.token_stride + head * view.head_stride;
+}
+
+float BlockedModel::cache_at(const CacheView& cache, int64_t position, int64_t column) const {
+  const int64_t offset = position * cache.row_stride + column;
+  if (cache.dtype == FloatType::kF32) return static_cast<const float*>(cache.data)[offset];
+  return spec::f32_from_bf16(static_cast<const uint16_t*>(cache.data)[offset]);
+}
+
+uint16_t BlockedModel::to_bf16(float value) const {
+  // The truncating twin keeps the top 16 bits (what Highway 1.0.3 DemoteTo and
+  // hand-written `bits >> 16` do; SEMANTICS.md "Numeric building blocks").
+  if (d_.truncate_bf16) return static_cast<uint16_t>(bits_of(value) >> 16);
+  return spec::bf16_from_f32(value, p_.bf16_nan);
+}
+
+bool BlockedModel::runs_nope_pack() const {
+  switch (a_.query_path) {
+    case QueryPath::kFp8Packed: return true;  // the front is quantized, never aliased
+    case QueryPath::kBf16Packed:
+      // The exact alias makes the copy an identity; a kernel may skip it
+      // (SEMANTICS.md task 3). The bug skips it in every case, as if the
+      // absorbed bmm always wrote the front.
+      if (ql_nope_aliases_query_out(a_)) return d_.copy_when_aliased;
+      return !d_.skip_copy_unaliased;
+    case QueryPath::kBf16Separate: return false;  // ql_nope is handed on separately
+  }
+  return false;
+}
+
+// Tasks along grid y: the MQA heads, then the indexer heads, then one ql_nope
+// pack task per MQA head.
+int64_t BlockedModel::task_count() const {
+  int64_t tasks = a_.mqa_heads;
+  if (a_.has_indexer) tasks += a_.indexer_heads;
+  if (runs_nope_pack()) tasks += a_.mqa_heads;
+  return tasks;
+}
+
+Task BlockedModel::decode_task(int64_t task_id) const {
+  if (task_id < a_.mqa_heads) return {TaskKind::kMqaRope, task_id};
+  task_id -= a_.mqa_heads;
+  if (a_.has_indexer) {
+    if (task_id < a_.indexer_heads) return {TaskKind::kIndexer, task_id};
+    task_id -= a_.indexer_heads;
+  }
+  return {TaskKind::kNopePack, task_id};
+}
+
+// The number of live tokens in a block: 16, or T % 16 in the masked tail.
+int64_t BlockedModel::tokens_in_block(int64_t block) const {
+  const int64_t live = std::min(kBlockTokens, a_.num_tokens - block * kBlockTokens);
+  // The tail bug: the masked path counts its tokens off by one; full blocks
+  // take the unmasked path and are unaffected.
+  if (d_.skip_last_tail_token && live < kBlockTokens) return live - 1;
+  return live;
+}
+
+void BlockedModel::run() const {
+  const int64_t blocks = (a_.num_tokens + kBlockTokens - 1) / kBlockTokens;
+  const int64_t tasks = task_count();
+  for (int64_t block = 0; block < blocks; ++block) {
+    const int64_t first = block * kBlockTokens;
+    const int64_t tokens = tokens_in_block(block);
+    for (int64_t task_id = 0; task_id < tasks; ++task_id) {
+      const Task task = decode_task(task_id);
+      switch (task.kind) {
+        case TaskKind::kMqaRope: mqa_rope_program(first, tokens, task.head); break;
+        case TaskKind::kIndexer: indexer_program(first, tokens, task.head); break;
+        case TaskKind::kNopePack: nope_pack_program(first, tokens, task.head); break;
+      }
+    }
+  }
+}
+
+// MQA q_pe RoPE, interleaved pairs (2i, 2i+1), written to the tail of the
+// packed output (columns L..L+R-1) or to q_pe_out.
+void BlockedModel::mqa_rope_program(int64_t first_token, int64_t tokens, int64_t head) const {
+  const int64_t R = a_.rope_dim, half = R / 2;
+  const bool fp8 = a_.query_path == QueryPath::kFp8Packed;
+  const Contraction r1_rule = fp8 ? p_.mqa_fp8_r1 : p_.mqa_bf16_r1;
+  const Contraction r2_rule = fp8 ? p_.mqa_fp8_r2 : p_.mqa_bf16_r2;
+  const int64_t tail = a_.query_path == QueryPath::kBf16Separate ? 0 : a_.nope_dim;
+  const float q_scale = float_from_bits(a_.q_scale_bits);
+  for (int64_t t = first_token; t < first_token + tokens; ++t) {
+    const int64_t position = a_.positions[t];
+    const uint16_t* x = element<const uint16_t>(a_.q_pe, t, head);
+    for (int64_t j = 0; j < R; ++j) {
+      const RopePartner rp = rope_partner(j, R, RopeStyle::kInterleaved);
+      const float xj = spec::f32_from_bf16(x[j]);
+      const float xp = spec::f32_from_bf16(x[rp.partner]);
+      const float c = cache_at(a_.mqa_cache, position, rp.column);
+      const float s = cache_at(a_.mqa_cache, position, half + rp.column);
+      const float r = spec::rope_term(xj, c, rp.minus ? -xp : xp, s, rp.minus ? r1_rule : r2_rule);
+      if (fp8) {
+        element<uint8_t>(a_.query_out, t, head)[tail + j] =
+            spec::e4m3_from_f32(r / q_scale, p_.e4m3_overflow);
+      } else {
+        element<uint16_t>(a_.query_out, t, head)[tail + j] = to_bf16(r);
+      }
+    }
+  }
+}
+
+// Indexer: RoPE on the first R of D dims (the rest pass through), one UE8M0
+// scale per (token, head) over the whole row, fp8 codes, and the weight
+// ((w * scale) * softmax_scale) * head_scale (SEMANTICS.md task 2).
+void BlockedModel::indexer_program(int64_t first_token, int64_t tokens, int64_t head) const {
+  const int64_t R = a_.rope_dim, D = a_.index_dim, half = R / 2;
+  RopeStyle style = a_.indexer_rope;
+  if (d_.swap_indexer_style) {
+    style = style == RopeStyle::kNeox ? RopeStyle::kInterleaved : RopeStyle::kNeox;
+  }
+  const ScaleCeiling ceiling = d_.log2f_ceiling ? ScaleCeiling::kLog2f : p_.scale_ceiling;
+  const int64_t weight_column_stride = d_.unit_weights_column ? 1 : a_.index_weights.head_stride;
+  const float softmax_scale = float_from_bits(a_.softmax_scale_bits);
+  const float head_scale = float_from_bits(a_.head_scale_bits);
+  float row[DimLimits::kMaxIndexDim];  // one row in registers
+  for (int64_t t = first_token; t < first_token + tokens; ++t) {
+    const int64_t position = a_.positions[t];
+    const uint16_t* x = element<const uint16_t>(a_.index_q, t, head);
+    for (int64_t j = 0; j < D; ++j) {
+      const float xj = spec::f32_from_bf16(x[j]);
+      if (j >= R) {
+        row[j] = xj;  // pass-through dims are exact
+        continue;
+      }
+      const RopePartner rp = rope_partner(j, R, style);
+      const float xp = spec::f32_from_bf16(x[rp.partner]);
+      const float c = cache_at(a_.indexer_cache, position, rp.column);
+      const float s = cache_at(a_.indexer_cache, position, half + rp.column);
+      row[j] = spec::rope_term(xj, c, rp.minus ? -xp : xp, s, p_.indexer);
+    }
+    // The block-wide max reduction (maxnum: NaN lanes ignored).
+    const float scale = spec::ue8m0_scale(spec::row_amax(row, D), ceiling, p_.scale_floor);
+    uint8_t* codes = element<uint8_t>(a_.index_q_fp8, t, head);
+    for (int64_t j = 0; j < D; ++j) codes[j] = spec::e4m3_from_f32(row[j] / scale, p_.e4m3_overflow);
+
+    const int64_t w_in = t * a_.index_weights.token_stride + head * weight_column_stride;
+    const float w = a_.index_weights_dtype == FloatType::kF32
+                        ? static_cast<const float*>(a_.index_weights.data)[w_in]
+                        : spec::f32_from_bf16(static_cast<const uint16_t*>(a_.index_weights.data)[w_in]);
+    const float scaled = w * scale;
+    const float with_softmax = scaled * softmax_scale;
+    const float weight = with_softmax * head_scale;
+    const int64_t w_out =
+        t * a_.index_weights_out.token_stride + head * a_.index_weights_out.head_stride;
+    if (a_.index_weights_out_dtype == FloatType::kF32) {
+      static_cast<float*>(a_.index_weights_out.data)[w_out] = weight;
+    } else {
+      static_cast<uint16_t*>(a_.index_weights_out.data)[w_out] = to_bf16(weight);
+    }
+  }
+}
+
+// The front of the packed output (columns 0..L-1): ql_nope quantized by
+// q_scale on the fp8 path, a raw 16-bit copy on the bf16 packed path (an
+// element-wise copy, so copying onto itself under the alias is an identity).
+void BlockedModel::nope_pack_program(int64_t first_token, int64_t tokens, int64_t head) const {
+  const int64_t L = a_.nope_dim;
+  const float q_scale = float_from_bits(a_.q_scale_bits);
+  for (int64_t t = first_token; t < first_token + tokens; ++t) {
+    const uint16_t* nope = element<const uint16_t>(a_.ql_nope, t, head);
+    if (a_.query_path == QueryPath::kFp8Packed) {
+      uint8_t* out = element<uint8_t>(a_.query_out, t, head);
+      for (int64_t l = 0; l < L; ++l) {
+        out[l] = spec::e4m3_from_f32(spec::f32_from_bf16(nope[l]) / q_scale, p_.e4m3_overflow);
+      }
+    } else {
+      uint16_t* out = element<uint16_t>(a_.query_out, t, head);
+      for (int64_t l = 0; l < L; ++l) out[l] = nope[l];
+    }
+  }
+}
+
+}  // namespace
+
+std::string run_blocked_model(const FusedQArgs& args, PlantedCpuBug bug) {
+  // The same checks as the oracle, with the same messages, before any read.
+  const std::string error = check_oracle_inputs(args, qcheck_profile());
+  if (!error.empty() || args.num_tokens == 0) return error;
+  BlockedModel(args, bug).run();
+  return "";
+}
+
+}  // namespace qcheck
