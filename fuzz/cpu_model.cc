@@ -285,7 +285,7 @@ void BlockedModel::indexer_program(int64_t first_token, int64_t tokens, int64_t 
     const int64_t w_out =
         t * a_.index_weights_out.token_stride + head * a_.index_weights_out.head_stride;
     if (a_.index_weights_out_dtype == FloatType::kF32) {
-      static_cast<float*>(a_.index_weights_out.data)[w_out] = weight;
+      static_cast<float*>(a_.index_weights_out.data)[w_out] = spec::f32_stored(weight, p_.f32_nan);
     } else {
       static_cast<uint16_t*>(a_.index_weights_out.data)[w_out] = to_bf16(weight);
     }

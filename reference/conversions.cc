@@ -21,6 +21,11 @@ uint16_t bf16_from_f32(float value, Bf16Nan nan_rule) {
   return static_cast<uint16_t>((bits + 0x7FFFu + lsb) >> 16);
 }
 
+float f32_stored(float value, F32Nan nan_rule) {
+  if (nan_rule == F32Nan::kCanonical && is_nan_bits(bits_of(value))) return float_from_bits(0x7FFFFFFFu);
+  return value;
+}
+
 float f32_from_bf16(uint16_t bits) { return float_from_bits(static_cast<uint32_t>(bits) << 16); }
 
 uint8_t e4m3_from_f32(float value, E4m3Overflow overflow) {

@@ -17,6 +17,10 @@ uint16_t bf16_from_f32(float value, Bf16Nan nan_rule);
 // f32 <- bf16 is exact: the 16 bits become the top half of the f32.
 float f32_from_bf16(uint16_t bits);
 
+// The fp32 bits a kernel stores for an arithmetic result: a NaN becomes
+// 0x7FFFFFFF under F32Nan::kCanonical; everything else is unchanged.
+float f32_stored(float value, F32Nan nan_rule);
+
 // e4m3 (OCP E4M3FN: bias 7, max 448 = 0x7E, NaN 0x7F/0xFF, no Inf) <- f32,
 // round to nearest even, then the profile's overflow rule.
 uint8_t e4m3_from_f32(float value, E4m3Overflow overflow);

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "reference/conversions.h"
 #include "reference/float_bits.h"
 #include "reference/ue8m0.h"
 
@@ -41,7 +42,7 @@ void store_weight(const FusedQArgs& a, int64_t token, int64_t head, float weight
   const int64_t offset =
       token * a.index_weights_out.token_stride + head * a.index_weights_out.head_stride;
   if (a.index_weights_out_dtype == FloatType::kF32) {
-    static_cast<float*>(a.index_weights_out.data)[offset] = weight;
+    static_cast<float*>(a.index_weights_out.data)[offset] = spec::f32_stored(weight, profile.f32_nan);
   } else {
     ops.bf16_from_f32_row(&weight, static_cast<uint16_t*>(a.index_weights_out.data) + offset, 1,
                           profile.bf16_nan);

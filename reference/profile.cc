@@ -64,6 +64,7 @@ std::string describe(const Profile& p) {
     << (p.bf16_nan == Bf16Nan::k7FFF   ? "0x7FFF"
         : p.bf16_nan == Bf16Nan::k7FC0 ? "0x7FC0"
                                        : "keep-sign-quiet")
+    << "; f32 NaN " << (p.f32_nan == F32Nan::kCanonical ? "0x7FFFFFFF" : "host-propagated")
     << "; e4m3 " << (p.e4m3_overflow == E4m3Overflow::kSatFinite ? "satfinite" : "overflow-nan")
     << "; weights "
     << (p.weights_order == WeightsOrder::kScaleSoftmaxHead ? "((w*scale)*softmax)*head"

@@ -41,6 +41,14 @@ enum class Division : uint8_t { kIeee = 0, kDivFullPow2 = 1 };
 //   kKeepSignQuiet: sign and top payload kept, quiet bit set (ml_dtypes).
 enum class Bf16Nan : uint8_t { k7FFF = 0, k7FC0 = 1, kKeepSignQuiet = 2 };
 
+// Bits of an fp32 NaN that arithmetic produces and a kernel stores (the fp32
+// indexer weights: ((w * scale) * softmax_scale) * head_scale).
+//   kCanonical:     every NaN result is 0x7FFFFFFF (NVIDIA GPUs: fmul/fma of
+//                   sm_20 and later; measured on the H200 on the weights).
+//   kHostPropagate: the host's IEEE arithmetic (x86 SSE: the first NaN
+//                   operand, quieted, so the input's sign and payload survive).
+enum class F32Nan : uint8_t { kCanonical = 0, kHostPropagate = 1 };
+
 // What an e4m3 conversion does above 448 (after rounding) and with Inf/NaN.
 //   kSatFinite: PTX cvt.rn.satfinite: overflow and +-Inf -> +-448, NaN -> 0x7F.
 //   kNan:       PyTorch eager, ml_dtypes: overflow and +-Inf -> NaN with the
@@ -63,6 +71,7 @@ struct Profile {
   ScaleFloor scale_floor = ScaleFloor::kAmax1e4;
   Division mqa_division = Division::kIeee;
   Bf16Nan bf16_nan = Bf16Nan::k7FFF;
+  F32Nan f32_nan = F32Nan::kCanonical;
   E4m3Overflow e4m3_overflow = E4m3Overflow::kSatFinite;
   WeightsOrder weights_order = WeightsOrder::kScaleSoftmaxHead;
   // DeepSeek's reference rounds the RoPE'd indexer row to bf16 before the
@@ -71,7 +80,7 @@ struct Profile {
 };
 
 // The profile this project's kernels implement: cos product fused everywhere,
-// exact ceiling, IEEE division, NaN -> 0x7FFF / 0x7F, saturating e4m3.
+// exact ceiling, IEEE division, NaN -> 0x7FFF / 0x7F / 0x7FFFFFFF, saturating e4m3.
 Profile qcheck_profile();
 // The patterns measured on the H200 for vLLM's Triton kernel (c0233fcf).
 Profile vllm_triton_profile();

@@ -1,0 +1,50 @@
+// The kernels under test, one registry chosen by name. Every consumer (replay,
+// fuzz targets, the covering grid) looks backends up here.
+//
+//   cpu-scalar, cpu-simd        the oracle itself (scalar or Highway rows),
+//                               following the verdict's profile
+//   cpu-model[-bug-...]         the CPU model of the blocked kernel and its
+//                               planted bugs (fuzz/cpu_model.h), profile qcheck
+//   cuda-legacy, cuda-blocked   the CUDA kernels (kernels/fused_q_launch.h),
+//   cuda-blocked-bug-tail       profile qcheck; the last has a planted bug
+//
+// The CUDA backends are listed in every build; without CUDA (or without a
+// device) their domain says why they cannot run.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fuzz/case.h"
+#include "fuzz/outcome.h"
+#include "fuzz/tensors.h"
+#include "reference/profile.h"
+
+namespace qcheck {
+
+struct Backend {
+  std::string name;
+  std::string description;
+  // A planted bug is expected to fail (it proves the gate fires); a real
+  // target is expected to pass.
+  bool planted_bug = false;
+  // "" when the backend can run the case here, else why not (asked at run
+  // time: e.g. cudaGetDeviceCount finds no device).
+  std::function<std::string(const Case&)> domain;
+  // Runs the launch over `tensors` (built from the case), writing its
+  // outputs in place. `profile` is the verdict's; backends that implement one
+  // fixed profile ignore it.
+  std::function<Outcome(const Case&, const Profile& profile, TensorSet& tensors)> run;
+};
+
+// Every backend, in a fixed order.
+const std::vector<Backend>& backends();
+
+// nullptr when no backend has that name.
+const Backend* find_backend(const std::string& name);
+
+// "a, b, c": every backend name, for messages.
+std::string backend_names();
+
+}  // namespace qcheck

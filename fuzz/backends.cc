@@ -1,0 +1,94 @@
+#include "fuzz/backend.h"
+#include "fuzz/device_mirror.h"
+#include "reference/fused_q_oracle.h"
+#include "reference/row_ops.h"
+#ifdef QCHECK_HAVE_CPU_MODEL
+#include "fuzz/cpu_model.h"
+#endif
+
+namespace qcheck {
+namespace {
+
+std::string always_runs(const Case&) { return ""; }
+
+Backend oracle_backend(const char* name, const char* description, const RowOps& (*rows)()) {
+  Backend b;
+  b.name = name;
+  b.description = description;
+  b.domain = always_runs;
+  b.run = [rows](const Case& c, const Profile& profile, TensorSet& tensors) {
+    const std::string error = run_fused_q_oracle(make_fused_q_args(c, tensors), profile, rows());
+    return error.empty() ? Outcome::ok() : Outcome::invalid_input(error);
+  };
+  return b;
+}
+
+#ifdef QCHECK_HAVE_CPU_MODEL
+Backend model_backend(const PlantedCpuBugInfo& info) {
+  Backend b;
+  b.name = std::string("cpu-model") + (info.backend_suffix[0] ? "-" : "") + info.backend_suffix;
+  b.description = std::string("CPU model of the blocked kernel: ") + info.description;
+  b.planted_bug = info.is_a_bug;
+  b.domain = always_runs;
+  const PlantedCpuBug bug = info.bug;
+  b.run = [bug](const Case& c, const Profile&, TensorSet& tensors) {
+    const std::string error = run_blocked_model(make_fused_q_args(c, tensors), bug);
+    return error.empty() ? Outcome::ok() : Outcome::invalid_input(error);
+  };
+  return b;
+}
+#endif
+
+Backend cuda_backend(const char* name, const char* description, cuda::KernelDesign design,
+                     cuda::PlantedBug bug) {
+  Backend b;
+  b.name = name;
+  b.description = description;
+  b.planted_bug = bug != cuda::PlantedBug::kNone;
+  b.domain = [](const Case&) { return cuda_device_problem(); };
+  b.run = [design, bug](const Case& c, const Profile&, TensorSet& tensors) {
+    return run_on_cuda_device(design, bug, c, tensors);
+  };
+  return b;
+}
+
+std::vector<Backend> make_backends() {
+  std::vector<Backend> all;
+  all.push_back(
+      oracle_backend("cpu-scalar", "the oracle with the scalar spec rows", scalar_row_ops));
+  all.push_back(oracle_backend("cpu-simd", "the oracle with the Highway SIMD rows", simd_row_ops));
+#ifdef QCHECK_HAVE_CPU_MODEL
+  for (const PlantedCpuBugInfo& info : planted_cpu_bugs()) all.push_back(model_backend(info));
+#endif
+  all.push_back(cuda_backend("cuda-legacy",
+                             "CUDA kernel, vLLM's per-token design before the seed PR",
+                             cuda::KernelDesign::kLegacy, cuda::PlantedBug::kNone));
+  all.push_back(cuda_backend("cuda-blocked", "CUDA kernel, the seed PR's token-blocked design",
+                             cuda::KernelDesign::kBlocked, cuda::PlantedBug::kNone));
+  all.push_back(cuda_backend("cuda-blocked-bug-tail",
+                             "CUDA blocked kernel with the tail mask removed (planted bug)",
+                             cuda::KernelDesign::kBlocked, cuda::PlantedBug::kMissingTailGuard));
+  return all;
+}
+
+}  // namespace
+
+const std::vector<Backend>& backends() {
+  static const std::vector<Backend> all = make_backends();
+  return all;
+}
+
+const Backend* find_backend(const std::string& name) {
+  for (const Backend& b : backends()) {
+    if (b.name == name) return &b;
+  }
+  return nullptr;
+}
+
+std::string backend_names() {
+  std::string names;
+  for (const Backend& b : backends()) names += (names.empty() ? "" : ", ") + b.name;
+  return names;
+}
+
+}  // namespace qcheck

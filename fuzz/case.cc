@@ -1,0 +1,185 @@
+#include "fuzz/case.h"
+
+#include <sstream>
+#include <tuple>
+
+#include "fuzz/case_names.h"
+#include "fuzz/tensor_plan.h"
+#include "reference/profile.h"
+
+namespace qcheck {
+namespace {
+
+auto tie_fields(const Case& c) {
+  return std::tie(c.num_tokens, c.mqa_heads, c.indexer_heads, c.index_dim, c.rope_dim, c.nope_dim,
+                  c.query_path, c.has_indexer, c.indexer_rope, c.mqa_cache_dtype,
+                  c.indexer_cache_dtype, c.weights_dtype, c.weights_out_dtype, c.q_pe_layout,
+                  c.ql_nope_layout, c.index_q_layout, c.weights_layout, c.mqa_cache_layout,
+                  c.indexer_cache_layout, c.weights_column_stride, c.query_out_layout,
+                  c.index_q_fp8_layout, c.weights_out_layout, c.row_padding, c.alias, c.cache_rows,
+                  c.positions, c.values, c.q_scale_bits, c.softmax_scale_bits, c.head_scale_bits,
+                  c.seed, c.profile, c.memory_limit_bytes);
+}
+
+std::string range_error(const char* field, int64_t value, int64_t lo, int64_t hi) {
+  std::ostringstream s;
+  s << field << " = " << value << " is outside [" << lo << ", " << hi << "]";
+  return s.str();
+}
+
+template <typename Enum>
+std::string enum_error(const char* field, Enum value) {
+  std::ostringstream s;
+  s << field << " = " << static_cast<unsigned>(value) << " is not one of " << names_of_all<Enum>();
+  return s.str();
+}
+
+// Which layouts each tensor accepts.
+std::string layout_error(const char* field, Layout layout, bool head_major, bool wide_row) {
+  if (!in_range(layout)) return enum_error(field, layout);
+  const bool ok = layout == Layout::kContiguous || layout == Layout::kPaddedRows ||
+                  (head_major && layout == Layout::kHeadMajor) ||
+                  (wide_row && layout == Layout::kWideRowView);
+  if (ok) return "";
+  std::string allowed = "contiguous, padded-rows";
+  if (head_major) allowed += ", head-major";
+  if (wide_row) allowed += ", wide-row-view";
+  return std::string(field) + " = " + name_of(layout) +
+         " is not allowed here (allowed: " + allowed + ")";
+}
+
+std::string check_enums(const Case& c) {
+  if (!in_range(c.query_path)) return enum_error("query_path", c.query_path);
+  if (!in_range(c.indexer_rope)) return enum_error("indexer_rope", c.indexer_rope);
+  if (!in_range(c.mqa_cache_dtype)) return enum_error("mqa_cache_dtype", c.mqa_cache_dtype);
+  if (!in_range(c.indexer_cache_dtype))
+    return enum_error("indexer_cache_dtype", c.indexer_cache_dtype);
+  if (!in_range(c.weights_dtype)) return enum_error("weights_dtype", c.weights_dtype);
+  if (!in_range(c.weights_out_dtype)) return enum_error("weights_out_dtype", c.weights_out_dtype);
+  if (!in_range(c.alias)) return enum_error("alias", c.alias);
+  if (!in_range(c.positions)) return enum_error("positions", c.positions);
+  if (!in_range(c.values)) return enum_error("values", c.values);
+  const std::pair<const char*, Layout> plain[] = {
+      {"index_q_layout", c.index_q_layout},        {"weights_layout", c.weights_layout},
+      {"mqa_cache_layout", c.mqa_cache_layout},    {"indexer_cache_layout", c.indexer_cache_layout},
+      {"query_out_layout", c.query_out_layout},    {"index_q_fp8_layout", c.index_q_fp8_layout},
+      {"weights_out_layout", c.weights_out_layout}};
+  for (const auto& [field, layout] : plain) {
+    std::string e = layout_error(field, layout, false, false);
+    if (!e.empty()) return e;
+  }
+  std::string e = layout_error("q_pe_layout", c.q_pe_layout, false, true);
+  if (e.empty()) e = layout_error("ql_nope_layout", c.ql_nope_layout, true, false);
+  return e;
+}
+
+std::string check_dims(const Case& c) {
+  // The launch's own dim checks, in its words: validate_fused_q_args stops
+  // after the dims when T = 0. NI is checked even without the indexer,
+  // because its outputs still exist.
+  FusedQArgs dims;
+  dims.mqa_heads = c.mqa_heads;
+  dims.indexer_heads = c.indexer_heads;
+  dims.index_dim = c.index_dim;
+  dims.rope_dim = c.rope_dim;
+  dims.nope_dim = c.nope_dim;
+  dims.has_indexer = true;
+  std::string e = validate_fused_q_args(dims);
+  if (!e.empty()) return e;
+  if (c.num_tokens < 0 || c.num_tokens > CaseLimits::kMaxTokens) {
+    return range_error("num_tokens (T)", c.num_tokens, 0, CaseLimits::kMaxTokens);
+  }
+  if (c.cache_rows < 1 || c.cache_rows > CaseLimits::kMaxCacheRows) {
+    return range_error("cache_rows (P)", c.cache_rows, 1, CaseLimits::kMaxCacheRows);
+  }
+  if (c.row_padding < 1 || c.row_padding > CaseLimits::kMaxRowPadding) {
+    return range_error("row_padding", c.row_padding, 1, CaseLimits::kMaxRowPadding);
+  }
+  if (c.weights_column_stride < 1 ||
+      c.weights_column_stride > CaseLimits::kMaxWeightsColumnStride) {
+    return range_error("weights_column_stride", c.weights_column_stride, 1,
+                       CaseLimits::kMaxWeightsColumnStride);
+  }
+  return "";
+}
+
+std::string hex(uint32_t bits) {
+  std::ostringstream s;
+  s << "0x" << std::hex << bits;
+  return s.str();
+}
+
+}  // namespace
+
+bool Case::operator==(const Case& other) const { return tie_fields(*this) == tie_fields(other); }
+
+void set_default_scales(Case& c) {
+  c.softmax_scale_bits = default_softmax_scale_bits(c.index_dim);
+  c.head_scale_bits = default_head_scale_bits(c.indexer_heads);
+}
+
+std::string validate_case(const Case& c) {
+  std::string e = check_enums(c);
+  if (e.empty()) e = check_dims(c);
+  if (!e.empty()) return e;
+
+  Profile profile;
+  if (c.profile.size() > CaseLimits::kMaxProfileNameLength || !find_profile(c.profile, &profile)) {
+    std::string known;
+    for (const std::string& name : profile_names()) known += (known.empty() ? "" : ", ") + name;
+    std::string shown;  // printable characters only: the message stays one line
+    for (char ch : c.profile.substr(0, 40)) shown += (ch >= 0x20 && ch < 0x7F) ? ch : '?';
+    return "profile = \"" + shown + "\" is not a known profile (" + known + ")";
+  }
+  if (c.alias == AliasMode::kExactFront) {
+    if (c.query_path != QueryPath::kBf16Packed) {
+      return std::string("alias = exact-front needs query_path = bf16-packed (it is ") +
+             name_of(c.query_path) + ")";
+    }
+    if (c.ql_nope_layout != Layout::kContiguous) {
+      return "ql_nope_layout must be contiguous with alias = exact-front (ql_nope takes "
+             "query_out's strides)";
+    }
+  }
+  if (c.query_path == QueryPath::kFp8Packed) {
+    const uint32_t exponent = (c.q_scale_bits >> 23) & 0xFF;
+    if ((c.q_scale_bits >> 31) != 0 || exponent == 0 || exponent == 0xFF) {
+      return "q_scale = " + hex(c.q_scale_bits) + " must be a positive, finite, normal fp32";
+    }
+    if (profile.mqa_division == Division::kDivFullPow2 && (c.q_scale_bits & 0x7FFFFFu) != 0) {
+      return "q_scale = " + hex(c.q_scale_bits) + " is not a power of two: profile " + c.profile +
+             " models div.full.f32 only for power-of-two q_scale";
+    }
+  }
+  if (c.memory_limit_bytes < 1 || c.memory_limit_bytes > CaseLimits::kMaxMemoryBytes) {
+    return "memory_limit_bytes = " + std::to_string(c.memory_limit_bytes) + " is outside [1, " +
+           std::to_string(CaseLimits::kMaxMemoryBytes) + "]";
+  }
+  const uint64_t bytes = plan_tensors(c).total_bytes();
+  if (bytes > c.memory_limit_bytes) {
+    return "the case's tensors need " + std::to_string(bytes) +
+           " bytes, over memory_limit_bytes = " + std::to_string(c.memory_limit_bytes);
+  }
+  return "";
+}
+
+std::string describe(const Case& c) {
+  std::ostringstream s;
+  s << "T=" << c.num_tokens << " H=" << c.mqa_heads << " NI=" << c.indexer_heads
+    << " D=" << c.index_dim << " R=" << c.rope_dim << " L=" << c.nope_dim << " "
+    << name_of(c.query_path) << (c.has_indexer ? "" : " no-indexer")
+    << " rope=" << name_of(c.indexer_rope) << " caches=" << name_of(c.mqa_cache_dtype) << "/"
+    << name_of(c.indexer_cache_dtype) << " weights=" << name_of(c.weights_dtype) << "->"
+    << name_of(c.weights_out_dtype) << " layouts q_pe=" << name_of(c.q_pe_layout)
+    << " ql_nope=" << name_of(c.ql_nope_layout) << " index_q=" << name_of(c.index_q_layout)
+    << " weights=" << name_of(c.weights_layout) << "/col" << c.weights_column_stride
+    << " caches=" << name_of(c.mqa_cache_layout) << "/" << name_of(c.indexer_cache_layout)
+    << " out=" << name_of(c.query_out_layout) << "/" << name_of(c.index_q_fp8_layout) << "/"
+    << name_of(c.weights_out_layout) << " pad=" << c.row_padding << " alias=" << name_of(c.alias)
+    << " P=" << c.cache_rows << " positions=" << name_of(c.positions)
+    << " values=" << name_of(c.values) << " q_scale=" << hex(c.q_scale_bits) << " seed=" << c.seed
+    << " profile=" << c.profile;
+  return s.str();
+}
+
+}  // namespace qcheck

@@ -1,0 +1,27 @@
+// Case files: a corpus entry, a crash artifact or a hand-written case. The
+// form is detected from the content: JSON starts with '{' (after blanks);
+// anything else is the binary form (libFuzzer artifacts are binary).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fuzz/case.h"
+
+namespace qcheck {
+
+enum class CaseForm { kBinary, kJson };
+
+// Decodes bytes in either form. "" and *out (and *form if given) set on
+// success, else one line (out untouched).
+std::string parse_case_bytes(const std::vector<uint8_t>& bytes, Case* out,
+                             CaseForm* form = nullptr);
+
+// Reads and decodes a file. The message names the file on failure.
+std::string load_case_file(const std::string& path, Case* out, CaseForm* form = nullptr);
+
+// Writes a case in the given form. "" or a message naming the file.
+std::string save_case_file(const std::string& path, const Case& c, CaseForm form);
+
+}  // namespace qcheck

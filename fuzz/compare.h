@@ -1,0 +1,25 @@
+// The byte-for-byte comparison behind a verdict. Every byte of every guarded
+// buffer is checked: output elements bit for bit against the oracle, guard
+// bytes (sentinels, view padding) untouched, inputs unchanged outside the
+// declared alias; the two poison runs give unwritten and nondeterministic
+// elements. Bits are compared as integers, never as floats.
+#pragma once
+
+#include <cstddef>
+
+#include "fuzz/case.h"
+#include "fuzz/report.h"
+#include "fuzz/tensors.h"
+
+namespace qcheck {
+
+// expected: built with Poison::kA and filled by the oracle. got_a, got_b: the
+// backend's results on sets built with Poison::kA and Poison::kB. All four
+// come from the same case.
+Report compare_runs(const Case& c, const TensorSet& expected, const TensorSet& got_a,
+                    const TensorSet& got_b, size_t max_listed = 20);
+
+// The part of a tensor that element `dim` belongs to (see Signature).
+const char* part_of(const Case& c, TensorId tensor, int64_t dim);
+
+}  // namespace qcheck

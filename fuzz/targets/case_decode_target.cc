@@ -1,0 +1,68 @@
+// Fuzz target `case_decode`: arbitrary bytes through the binary decoder and
+// the JSON parser (fuzz/case_binary.h, case_json.h, case_file.h). They must
+// never crash, leak or hang (the sanitizers and libFuzzer's timeouts watch
+// that); and each property below aborts when it fails:
+//   - a case the binary decoder accepts re-encodes to exactly the same bytes;
+//   - a decoded case survives JSON: case_from_json(case_to_json(c)) == c;
+//   - a case the JSON parser accepts survives a second JSON round trip;
+//   - the file-form detection (parse_case_bytes) agrees with both decoders;
+//   - validation and describe() run on every decoded case without crashing,
+//     and validate_case answers the same twice (no hidden state).
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "fuzz/case_binary.h"
+#include "fuzz/case_file.h"
+#include "fuzz/case_json.h"
+#include "fuzz/targets/fuzz_entry.h"
+
+namespace {
+
+using qcheck::Case;
+
+[[noreturn]] void fail(const char* property, const std::string& detail) {
+  std::fprintf(stderr, "\n==== qcheck case_decode finding ====\n%s\n%s\n==== end of finding ====\n", property,
+               detail.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+void check_case(const Case& c) {
+  const std::string first = qcheck::validate_case(c);
+  if (qcheck::validate_case(c) != first) fail("validate_case answered differently twice", qcheck::describe(c));
+  (void)qcheck::describe(c);
+  Case back;
+  const std::string json = qcheck::case_to_json(c);
+  const std::string error = qcheck::case_from_json(json, &back);
+  if (!error.empty()) fail("case_to_json wrote JSON that case_from_json refuses", error + "\n" + json);
+  if (back != c) fail("JSON round trip changed the case", json);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return 0; }
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::vector<uint8_t> bytes(data, data + size);
+  Case binary;
+  const bool binary_ok = qcheck::decode_case(data, size, &binary).empty();
+  if (binary_ok) {
+    if (qcheck::encode_case(binary) != bytes) fail("decode then encode changed the bytes", qcheck::describe(binary));
+    check_case(binary);
+  }
+  Case json;
+  const bool json_ok = qcheck::case_from_json(std::string(bytes.begin(), bytes.end()), &json).empty();
+  if (json_ok) check_case(json);
+
+  // Either form through the file-level entry: it must pick the same decoder.
+  Case detected;
+  qcheck::CaseForm form;
+  if (qcheck::parse_case_bytes(bytes, &detected, &form).empty()) {
+    const Case& expected = form == qcheck::CaseForm::kBinary ? binary : json;
+    const bool expected_ok = form == qcheck::CaseForm::kBinary ? binary_ok : json_ok;
+    if (!expected_ok || detected != expected) fail("parse_case_bytes disagrees with the decoder of its form", "");
+  }
+  return 0;
+}

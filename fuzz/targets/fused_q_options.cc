@@ -1,0 +1,107 @@
+#include "fuzz/targets/fused_q_options.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "reference/profile.h"
+
+namespace qcheck::fuzzing {
+namespace {
+
+// The value of --name=VALUE in argv, else of the environment variable, else
+// nullptr. The last occurrence in argv wins.
+const char* option_value(int argc, char** argv, const char* flag, const char* env) {
+  const char* found = nullptr;
+  const size_t n = std::strlen(flag);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], flag, n) == 0 && argv[i][n] == '=') found = argv[i] + n + 1;
+  }
+  if (found != nullptr) return found;
+  return std::getenv(env);
+}
+
+bool has_flag(int argc, char** argv, const char* flag) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], flag) == 0) return true;
+  }
+  return false;
+}
+
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::strcmp(v, value) == 0;
+}
+
+}  // namespace
+
+bool backend_follows_profile(const Backend& backend) {
+  return backend.name == "cpu-scalar" || backend.name == "cpu-simd";
+}
+
+std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
+  FusedQOptions o;
+  if (const char* name = option_value(argc, argv, "--backend", "QCHECK_BACKEND")) {
+    o.backend = find_backend(name);
+    if (o.backend == nullptr) {
+      return std::string("--backend (QCHECK_BACKEND) = ") + name + " is not a backend (known: " +
+             backend_names() + ")";
+    }
+  } else {
+    // A GPU here: fuzz the seed PR's kernel; else the SIMD oracle rows.
+    const Backend* gpu = find_backend("cuda-blocked");
+    o.backend = gpu != nullptr && gpu->domain(Case{}).empty() ? gpu : find_backend("cpu-simd");
+  }
+  if (const char* profile = option_value(argc, argv, "--profile", "QCHECK_PROFILE")) {
+    Profile ignored;
+    if (!find_profile(profile, &ignored)) {
+      return std::string("--profile (QCHECK_PROFILE) = ") + profile + " is not a known profile";
+    }
+    o.verdict.profile = profile;
+    o.profile_given = true;
+  }
+  o.verdict.oracle_rows = o.backend->name == "cpu-simd" ? OracleRows::kScalar : OracleRows::kSimd;
+  if (const char* rows = option_value(argc, argv, "--oracle", "QCHECK_ORACLE")) {
+    if (std::strcmp(rows, "scalar") != 0 && std::strcmp(rows, "simd") != 0) {
+      return std::string("--oracle (QCHECK_ORACLE) = ") + rows + " must be scalar or simd";
+    }
+    o.verdict.oracle_rows = std::strcmp(rows, "scalar") == 0 ? OracleRows::kScalar : OracleRows::kSimd;
+  }
+  if (const char* bytes = option_value(argc, argv, "--max-case-bytes", "QCHECK_MAX_CASE_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(bytes, &end, 10);
+    if (*bytes == '\0' || *end != '\0' || v < 4096 || v > CaseLimits::kMaxMemoryBytes) {
+      return std::string("--max-case-bytes (QCHECK_MAX_CASE_BYTES) = ") + bytes + " must be in [4096, " +
+             std::to_string(CaseLimits::kMaxMemoryBytes) + "]";
+    }
+    o.max_case_bytes = v;
+  }
+  if (const char* size = option_value(argc, argv, "--case-size", "QCHECK_CASE_SIZE")) {
+    if (std::strcmp(size, "default") != 0 && std::strcmp(size, "tiny") != 0) {
+      return std::string("--case-size (QCHECK_CASE_SIZE) = ") + size + " must be default or tiny";
+    }
+    o.tiny_cases = std::strcmp(size, "tiny") == 0;
+  }
+  o.keep_going = has_flag(argc, argv, "--keep-going") || env_is("QCHECK_KEEP_GOING", "1");
+  o.input_bins = !(has_flag(argc, argv, "--no-input-bins") || env_is("QCHECK_INPUT_BINS", "0"));
+  *out = o;
+  return "";
+}
+
+VerdictOptions verdict_options_for(const FusedQOptions& options) {
+  VerdictOptions v = options.verdict;
+  if (!options.profile_given && !backend_follows_profile(*options.backend)) v.profile = "qcheck";
+  return v;
+}
+
+std::string describe(const FusedQOptions& o) {
+  std::string profile = o.profile_given ? o.verdict.profile
+                        : backend_follows_profile(*o.backend) ? "the case's"
+                                                              : "qcheck (the backend's only profile)";
+  return "backend " + o.backend->name + (o.backend->planted_bug ? " (planted bug)" : "") + ", oracle " +
+         (o.verdict.oracle_rows == OracleRows::kScalar ? "scalar" : "simd") + " rows, profile " + profile +
+         ", cases up to " + std::to_string(o.max_case_bytes) + " bytes" + (o.tiny_cases ? ", tiny mutations" : "") +
+         (o.keep_going ? ", keep going after mismatches" : "") + (o.input_bins ? "" : ", no input bins");
+}
+
+}  // namespace qcheck::fuzzing

@@ -1,0 +1,57 @@
+// Options of the fused_q fuzz target. libFuzzer ignores flags that start
+// with two dashes, so the target reads them from argv in
+// LLVMFuzzerInitialize; each has an environment twin for runners that cannot
+// pass flags (ClusterFuzz, -fork workers inherit both). A flag wins over the
+// environment.
+//
+//   --backend=NAME        QCHECK_BACKEND     default: cuda-blocked when its domain
+//                                            says a GPU is here, else cpu-simd
+//   --profile=NAME        QCHECK_PROFILE     default: the case's profile for the
+//                                            oracle backends (cpu-scalar, cpu-simd);
+//                                            qcheck for the others, which implement
+//                                            that profile only
+//   --oracle=scalar|simd  QCHECK_ORACLE      default: scalar for cpu-simd (the SIMD
+//                                            rows are what it checks), simd otherwise
+//   --max-case-bytes=N    QCHECK_MAX_CASE_BYTES  refuse larger cases (default 16 MiB)
+//   --case-size=default|tiny  QCHECK_CASE_SIZE  the mutator's size budget
+//                                            (case_mutator.h kDefaultBudget, kTinyBudget)
+//   --keep-going          QCHECK_KEEP_GOING=1    record a mismatch in the bins and go
+//                                            on instead of aborting
+//   --no-input-bins       QCHECK_INPUT_BINS=0    skip the bins computed from the inputs
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fuzz/backend.h"
+#include "fuzz/case.h"
+#include "fuzz/verdict.h"
+
+namespace qcheck::fuzzing {
+
+struct FusedQOptions {
+  const Backend* backend = nullptr;
+  VerdictOptions verdict;
+  bool profile_given = false;  // --profile or QCHECK_PROFILE
+  bool keep_going = false;
+  bool input_bins = true;
+  bool tiny_cases = false;
+  uint64_t max_case_bytes = uint64_t(1) << 24;
+};
+
+// "" and *out filled, else one line naming the flag (or variable) and what
+// it accepts.
+std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out);
+
+// True for the backends that follow the verdict's profile (the oracle
+// itself); the others implement profile qcheck only (fuzz/backend.h).
+bool backend_follows_profile(const Backend& backend);
+
+// The verdict options for one case: the fixed-profile backends are checked
+// under qcheck unless a profile was given.
+VerdictOptions verdict_options_for(const FusedQOptions& options);
+
+// One line: backend, oracle rows, profile rule, budget.
+std::string describe(const FusedQOptions& options);
+
+}  // namespace qcheck::fuzzing

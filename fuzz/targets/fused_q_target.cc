@@ -1,0 +1,161 @@
+// Fuzz target `fused_q`: bytes -> Case (the strict binary decoder, or JSON
+// when the bytes start with '{') ->
+// run_verdict on one backend (fuzz/verdict.h: the whole data path). Options:
+// fuzz/targets/fused_q_options.h.
+//
+// What counts as a finding: a mismatch (the verdict's report is printed, then
+// abort() so libFuzzer saves the input as a crash artifact) and a runtime
+// error (a CUDA error, a backend that stopped working). Invalid input is not
+// a finding: the case is refused (-1, libFuzzer does not keep it), as is a
+// case above the size budget.
+//
+// The structure-aware mutator and cross-over (case_mutator.h) keep nearly
+// every input a valid small case; the semantic bins (semantic_bins.h) give
+// libFuzzer feedback about the numeric situations reached.
+//
+// Run it with -len_control=0: libFuzzer otherwise starts with 4-byte
+// mutations, far shorter than any case (about 110 bytes).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fuzz/case_binary.h"
+#include "fuzz/case_file.h"
+#include "fuzz/case_json.h"
+#include "fuzz/prng.h"
+#include "fuzz/tensor_plan.h"
+#include "fuzz/targets/case_mutator.h"
+#include "fuzz/targets/fuzz_entry.h"
+#include "fuzz/targets/fused_q_options.h"
+#include "fuzz/targets/semantic_bins.h"
+#include "fuzz/verdict.h"
+
+namespace {
+
+using qcheck::Case;
+namespace fz = qcheck::fuzzing;
+
+fz::FusedQOptions g_options;
+fz::SizeBudget g_budget = fz::kDefaultBudget;
+bool g_initialized = false;
+qcheck::Backend g_observed;  // the chosen backend, seen through observe_inputs
+
+// The backend under test wrapped so that, on the verdict's first run (poison
+// A), the input bins are computed from the very tensors the backend gets:
+// the inputs are generated once per case, not once more for the bins.
+qcheck::Backend observe_inputs(const qcheck::Backend& inner, bool input_bins) {
+  qcheck::Backend b = inner;
+  if (!input_bins) return b;
+  b.run = [run = inner.run](const Case& c, const qcheck::Profile& profile, qcheck::TensorSet& tensors) {
+    if (tensors.poison == qcheck::Poison::kA) fz::mark_input_bins(c, tensors, profile);
+    return run(c, profile, tensors);
+  };
+  return b;
+}
+
+void initialize(int argc, char** argv) {
+  if (g_initialized) return;
+  g_initialized = true;
+  const std::string error = fz::parse_fused_q_options(argc, argv, &g_options);
+  if (!error.empty()) {
+    std::fprintf(stderr, "fused_q: %s\n", error.c_str());
+    std::exit(2);
+  }
+  const std::string why = g_options.backend->domain(Case{});
+  if (!why.empty()) {
+    std::fprintf(stderr, "fused_q: backend %s cannot run here: %s\n", g_options.backend->name.c_str(),
+                 why.c_str());
+    std::exit(3);
+  }
+  g_observed = observe_inputs(*g_options.backend, g_options.input_bins);
+  g_budget = g_options.tiny_cases ? fz::kTinyBudget : fz::kDefaultBudget;
+  g_budget.usual.bytes = std::min(g_budget.usual.bytes, g_options.max_case_bytes);
+  g_budget.large.bytes = std::min(g_budget.large.bytes, g_options.max_case_bytes);
+  std::fprintf(stderr, "fused_q: %s\n", fz::describe(g_options).c_str());
+  fz::print_bins_at_exit_if_asked();
+}
+
+std::string replay_command(const qcheck::VerdictOptions& v) {
+  std::string command = "qcheck-replay ARTIFACT --backend " + g_options.backend->name;
+  if (!v.profile.empty()) command += " --profile " + v.profile;
+  command += v.oracle_rows == qcheck::OracleRows::kScalar ? " --oracle scalar" : " --oracle simd";
+  return command;
+}
+
+[[noreturn]] void report_finding(const qcheck::Verdict& verdict, const Case& c, const qcheck::VerdictOptions& v) {
+  std::fprintf(stderr, "\n==== qcheck fused_q finding ====\n%s", qcheck::verdict_text(verdict, c).c_str());
+  std::fprintf(stderr, "case (JSON):\n%s\n", qcheck::case_to_json(c).c_str());
+  std::fprintf(stderr, "replay: %s\n==== end of finding ====\n", replay_command(v).c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+size_t write_case(const Case& c, uint8_t* out, size_t max_size) {
+  const std::vector<uint8_t> bytes = qcheck::encode_case(c);
+  // Only without -len_control=0 can the room be short; the cut bytes are
+  // then refused by the decoder.
+  const size_t n = std::min(bytes.size(), max_size);
+  std::memcpy(out, bytes.data(), n);
+  return n;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  initialize(*argc, *argv);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  initialize(0, nullptr);
+  // Binary (what libFuzzer mutates) or JSON (hand-written regressions and
+  // examples replayed through this target): the form of a case file.
+  Case c;
+  if (!qcheck::parse_case_bytes(std::vector<uint8_t>(data, data + size), &c).empty()) return -1;
+  if (!qcheck::validate_case(c).empty()) return -1;
+  if (qcheck::plan_tensors(c).total_bytes() > g_options.max_case_bytes) return -1;
+
+  const qcheck::VerdictOptions options = fz::verdict_options_for(g_options);
+  const qcheck::Verdict verdict = qcheck::run_verdict(c, g_observed, options);
+  fz::mark_case_bins(c);
+  fz::mark_verdict_bins(verdict);
+  switch (verdict.outcome.kind) {
+    case qcheck::OutcomeKind::kInvalidInput: return -1;
+    case qcheck::OutcomeKind::kRuntimeError: report_finding(verdict, c, options);
+    case qcheck::OutcomeKind::kOk: break;
+  }
+  if (!verdict.report.passed() && !g_options.keep_going) report_finding(verdict, c, options);
+  return 0;
+}
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  qcheck::Xoshiro256 rng(qcheck::mix_keys({0x6D757461746F72ull, seed}));
+  Case c;
+  const bool decoded = qcheck::decode_case(data, size, &c).empty();
+  if (!decoded) return write_case(fz::seed_case(rng, g_budget), data, max_size);
+  // Now and then libFuzzer's own byte mutation (dictionary entries such as
+  // interesting fp32 patterns, comparison operands), kept when it still
+  // decodes; then repaired like every other case.
+  if (LLVMFuzzerMutate != nullptr && rng.one_in(8)) {
+    const size_t n = LLVMFuzzerMutate(data, size, max_size);
+    Case mutated;
+    if (qcheck::decode_case(data, n, &mutated).empty()) {
+      fz::repair_case(mutated, g_budget.large);
+      return write_case(mutated, data, max_size);
+    }
+  }
+  fz::mutate_case(c, rng, g_budget);
+  return write_case(c, data, max_size);
+}
+
+extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1, const uint8_t* data2,
+                                            size_t size2, uint8_t* out, size_t max_out_size,
+                                            unsigned int seed) {
+  qcheck::Xoshiro256 rng(qcheck::mix_keys({0x63726F7373ull, seed}));
+  Case a, b;
+  if (!qcheck::decode_case(data1, size1, &a).empty()) a = fz::seed_case(rng, g_budget);
+  if (!qcheck::decode_case(data2, size2, &b).empty()) b = fz::seed_case(rng, g_budget);
+  return write_case(fz::cross_over(a, b, rng, g_budget), out, max_out_size);
+}

@@ -1,0 +1,56 @@
+// The byte layout of the `numerics` fuzz target's inputs: one call of one
+// RowOps entry (reference/row_ops.h) with its rules and its row.
+//
+//   byte 0     operation (mod 5): f32_from_bf16_row, bf16_from_f32_row,
+//              quantize_row, amax_row, rope_row
+//   byte 1     rules: bits 0-1 Bf16Nan (mod 3), bit 2 E4m3Overflow,
+//              bit 3 RopeStyle, bits 4-5 minus-terms Contraction (mod 3),
+//              bits 6-7 plus-terms Contraction (mod 3)
+//   byte 2     misalignment in elements: bits 0-3 input, bits 4-7 output
+//   bytes 3-6  the quantize divisor, fp32 bits, little-endian
+//   the rest   the row: bf16 values (uint16 LE) for f32_from_bf16_row, else
+//              fp32 values (uint32 LE); for rope_row the first half of the
+//              floats is x, then R/2 cos and R/2 sin (R even)
+//
+// Any byte string decodes (short ones as an empty row): the target never
+// refuses, so every byte libFuzzer flips reaches the row functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reference/fused_q_args.h"
+#include "reference/profile.h"
+
+namespace qcheck::fuzzing {
+
+enum class RowOperation : uint8_t { kF32FromBf16 = 0, kBf16FromF32, kQuantize, kAmax, kRope };
+constexpr int kRowOperationCount = 5;
+constexpr size_t kNumericsHeaderBytes = 7;
+constexpr size_t kNumericsMaxElements = 4096;
+
+struct NumericsInput {
+  RowOperation operation = RowOperation::kF32FromBf16;
+  Bf16Nan nan_rule = Bf16Nan::k7FFF;
+  E4m3Overflow overflow = E4m3Overflow::kSatFinite;
+  RopeStyle style = RopeStyle::kNeox;
+  Contraction minus_terms = Contraction::kFuseCos;
+  Contraction plus_terms = Contraction::kFuseCos;
+  unsigned input_misalignment = 0;   // elements, 0..15
+  unsigned output_misalignment = 0;  // elements, 0..15
+  uint32_t divisor_bits = 0x3F800000u;
+  std::vector<uint16_t> bf16;  // the row of f32_from_bf16_row
+  std::vector<uint32_t> f32;   // the row of every other operation (rope: x, cos, sin)
+};
+
+// Never fails; rows longer than kNumericsMaxElements are cut.
+NumericsInput decode_numerics_input(const uint8_t* data, size_t size);
+
+// The bytes that decode to `input` (used by the seed corpus generator).
+std::vector<uint8_t> encode_numerics_input(const NumericsInput& input);
+
+const char* name_of(RowOperation operation);
+
+}  // namespace qcheck::fuzzing

@@ -1,0 +1,144 @@
+// Fuzz target `numerics`: raw bytes read as one row through one RowOps entry
+// (layout: numerics_input.h), SIMD against the scalar spec, bit for bit.
+// Every Highway target this CPU supports is checked (simd_rows.h), plus the
+// dispatched table the oracle uses. A difference prints the operation, the
+// rules, the target, the first differing element with its input bits, and
+// aborts (libFuzzer saves the input).
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fuzz/targets/fuzz_entry.h"
+#include "fuzz/targets/numerics_input.h"
+#include "reference/row_ops.h"
+#include "reference/simd_rows.h"
+
+namespace {
+
+using qcheck::RowOps;
+namespace fz = qcheck::fuzzing;
+
+std::vector<const RowOps*> g_tables;  // SIMD tables to check
+
+// A row placed `misalignment` elements into its own allocation, so the SIMD
+// code sees many start alignments. The allocation ends where the row ends:
+// under ASan a read or write past the row is a finding.
+template <typename T>
+struct Row {
+  std::vector<T> storage;
+  T* data;
+  Row(size_t count, unsigned misalignment) : storage(count + misalignment) { data = storage.data() + misalignment; }
+  // Copies `count` values in; an empty row (data may be null) copies nothing.
+  void fill(const void* from, size_t count) {
+    if (count > 0) std::memcpy(data, from, count * sizeof(T));
+  }
+};
+
+[[noreturn]] void report(const fz::NumericsInput& in, const RowOps& simd, size_t index,
+                         uint64_t expected, uint64_t got, uint64_t input_bits) {
+  std::fprintf(stderr,
+               "\n==== qcheck numerics finding ====\n%s: %s differs from the scalar spec at element %zu of %zu "
+               "(input bits 0x%" PRIx64 "): expected 0x%" PRIx64 ", got 0x%" PRIx64
+               "\nrules: nan %d, overflow %d, style %d, contraction minus %d plus %d, divisor 0x%08x, "
+               "misalignment in %u out %u\n==== end of finding ====\n",
+               fz::name_of(in.operation), simd.name, index,
+               in.operation == fz::RowOperation::kF32FromBf16 ? in.bf16.size() : in.f32.size(), input_bits,
+               expected, got, static_cast<int>(in.nan_rule), static_cast<int>(in.overflow),
+               static_cast<int>(in.style), static_cast<int>(in.minus_terms), static_cast<int>(in.plus_terms),
+               in.divisor_bits, in.input_misalignment, in.output_misalignment);
+  std::fflush(stderr);
+  std::abort();
+}
+
+uint32_t bits(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+}
+
+void check_table(const fz::NumericsInput& in, const RowOps& scalar, const RowOps& simd) {
+  const unsigned mi = in.input_misalignment, mo = in.output_misalignment;
+  switch (in.operation) {
+    case fz::RowOperation::kF32FromBf16: {
+      const size_t n = in.bf16.size();
+      Row<uint16_t> x(n, mi);
+      x.fill(in.bf16.data(), n);
+      Row<float> want(n, mo), got(n, mo);
+      scalar.f32_from_bf16_row(x.data, want.data, n);
+      simd.f32_from_bf16_row(x.data, got.data, n);
+      for (size_t i = 0; i < n; ++i) {
+        if (bits(want.data[i]) != bits(got.data[i])) report(in, simd, i, bits(want.data[i]), bits(got.data[i]), in.bf16[i]);
+      }
+      return;
+    }
+    case fz::RowOperation::kRope: {
+      const size_t count = in.f32.size() / 2;  // R; cos and sin take R/2 each
+      Row<float> x(in.f32.size(), mi);
+      x.fill(in.f32.data(), in.f32.size());
+      const float* cos = x.data + count;
+      const float* sin = cos + count / 2;
+      Row<float> want(count, mo), got(count, mo);
+      scalar.rope_row(x.data, cos, sin, count, in.style, in.minus_terms, in.plus_terms, want.data);
+      simd.rope_row(x.data, cos, sin, count, in.style, in.minus_terms, in.plus_terms, got.data);
+      for (size_t i = 0; i < count; ++i) {
+        if (bits(want.data[i]) != bits(got.data[i])) report(in, simd, i, bits(want.data[i]), bits(got.data[i]), in.f32[i]);
+      }
+      return;
+    }
+    default: break;
+  }
+  const size_t n = in.f32.size();
+  Row<float> x(n, mi);
+  x.fill(in.f32.data(), n);
+  switch (in.operation) {
+    case fz::RowOperation::kBf16FromF32: {
+      Row<uint16_t> want(n, mo), got(n, mo);
+      scalar.bf16_from_f32_row(x.data, want.data, n, in.nan_rule);
+      simd.bf16_from_f32_row(x.data, got.data, n, in.nan_rule);
+      for (size_t i = 0; i < n; ++i) {
+        if (want.data[i] != got.data[i]) report(in, simd, i, want.data[i], got.data[i], in.f32[i]);
+      }
+      return;
+    }
+    case fz::RowOperation::kQuantize: {
+      float divisor;
+      std::memcpy(&divisor, &in.divisor_bits, 4);
+      Row<uint8_t> want(n, mo), got(n, mo);
+      scalar.quantize_row(x.data, divisor, want.data, n, in.overflow);
+      simd.quantize_row(x.data, divisor, got.data, n, in.overflow);
+      for (size_t i = 0; i < n; ++i) {
+        if (want.data[i] != got.data[i]) report(in, simd, i, want.data[i], got.data[i], in.f32[i]);
+      }
+      return;
+    }
+    case fz::RowOperation::kAmax: {
+      const uint32_t want = bits(scalar.amax_row(x.data, n)), got = bits(simd.amax_row(x.data, n));
+      if (want != got) report(in, simd, n, want, got, 0);
+      return;
+    }
+    default: return;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (!g_tables.empty()) return 0;
+  g_tables.push_back(&qcheck::simd_row_ops());
+  for (int64_t target : qcheck::simd_row_targets()) {
+    if (const RowOps* ops = qcheck::simd_row_ops_for_target(target)) g_tables.push_back(ops);
+  }
+  std::fprintf(stderr, "numerics: SIMD tables checked against the scalar spec: dispatched + %s\n",
+               qcheck::simd_row_target_names().c_str());
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  LLVMFuzzerInitialize(nullptr, nullptr);
+  const fz::NumericsInput in = fz::decode_numerics_input(data, size);
+  for (const RowOps* simd : g_tables) check_table(in, qcheck::scalar_row_ops(), *simd);
+  return 0;
+}

@@ -1,0 +1,237 @@
+#include "fuzz/values.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "fuzz/prng.h"
+#include "fuzz/value_rows.h"
+#include "reference/conversions.h"
+#include "reference/float_bits.h"
+
+namespace qcheck {
+namespace {
+
+// Stream salts: one per tensor and per kind of choice.
+enum Salt : uint64_t {
+  kSaltPositions = 1,
+  kSaltMqaCache = 2,
+  kSaltIndexerCache = 3,
+  kSaltQPe = 4,
+  kSaltQlNope = 5,
+  kSaltIndexQ = 6,
+  kSaltWeights = 7,
+  kSaltRecipe = 8,
+  kSaltCacheKind = 9,
+  kSaltLargeOffset = 10,
+  kSaltRepeated = 11,
+};
+
+int64_t position_of(const Case& c, int64_t t) {
+  const int64_t P = c.cache_rows;
+  Xoshiro256 rng(mix_keys({c.seed, kSaltPositions, static_cast<uint64_t>(t)}));
+  switch (c.positions) {
+    case PositionsRecipe::kArangeModP: return t % P;
+    case PositionsRecipe::kRandom: return static_cast<int64_t>(rng.below(static_cast<uint64_t>(P)));
+    case PositionsRecipe::kNearEnd:
+      return P - 1 -
+             static_cast<int64_t>(rng.below(static_cast<uint64_t>(std::min<int64_t>(P, 4))));
+    case PositionsRecipe::kRepeated: {
+      // Three positions, fixed by the seed, chosen per token.
+      const uint64_t pick = rng.below(3);
+      return static_cast<int64_t>(mix_keys({c.seed, kSaltRepeated, pick}) %
+                                  static_cast<uint64_t>(P));
+    }
+  }
+  return 0;
+}
+
+// The recipe of one row: the case's, or under kMixed one chosen per row.
+ValueRecipe row_recipe(const Case& c, uint64_t salt, int64_t row, int64_t col) {
+  if (c.values != ValueRecipe::kMixed) return c.values;
+  static constexpr ValueRecipe kChoices[] = {ValueRecipe::kNormal,      ValueRecipe::kMagnitudes,
+                                             ValueRecipe::kSpecials,    ValueRecipe::kScaleEdges,
+                                             ValueRecipe::kZeroRows,    ValueRecipe::kScaleBand,
+                                             ValueRecipe::kCancellation};
+  const uint64_t h =
+      mix_keys({c.seed, kSaltRecipe, salt, static_cast<uint64_t>(row), static_cast<uint64_t>(col)});
+  return kChoices[h % 7];
+}
+
+enum class CacheRowKind { kNoise, kRotary, kRotaryLarge, kBand };
+
+CacheRowKind cache_row_kind(const Case& c, bool indexer, int64_t p, bool referenced) {
+  if (!referenced) return CacheRowKind::kNoise;
+  const bool band_possible = indexer && c.indexer_cache_dtype == FloatType::kF32;
+  switch (c.values) {
+    case ValueRecipe::kLargePositions: return CacheRowKind::kRotaryLarge;
+    case ValueRecipe::kScaleBand:
+      return band_possible ? CacheRowKind::kBand : CacheRowKind::kRotary;
+    case ValueRecipe::kMixed:
+      switch (mix_keys({c.seed, kSaltCacheKind, indexer ? 1u : 0u, static_cast<uint64_t>(p)}) % 4) {
+        case 0: return band_possible ? CacheRowKind::kBand : CacheRowKind::kRotary;
+        case 1: return CacheRowKind::kRotaryLarge;
+        default: return CacheRowKind::kRotary;
+      }
+    default: return CacheRowKind::kRotary;
+  }
+}
+
+int band_m_of_row(const Case& c, int64_t p) {
+  // m = 1 mostly, 2 sometimes (both inside the band for many exponents).
+  return mix_keys({c.seed, kSaltCacheKind, 7u, static_cast<uint64_t>(p)}) % 4 == 0 ? 2 : 1;
+}
+
+// Cos/sin of one cache row in f32 (cos in [0, R/2), sin after).
+void cache_row_values(const Case& c, bool indexer, int64_t p, CacheRowKind kind, float* row) {
+  const int64_t R = c.rope_dim, half = R / 2;
+  Xoshiro256 rng(
+      mix_keys({c.seed, indexer ? kSaltIndexerCache : kSaltMqaCache, static_cast<uint64_t>(p)}));
+  if (kind == CacheRowKind::kNoise) {
+    for (int64_t i = 0; i < R; ++i) row[i] = static_cast<float>(rng.symmetric_unit());
+    return;
+  }
+  if (kind == CacheRowKind::kBand) {
+    const float cos = float_from_bits(0x3F800000u + static_cast<uint32_t>(band_m_of_row(c, p)));
+    for (int64_t i = 0; i < half; ++i) {
+      row[i] = cos;
+      row[half + i] = 0.0f;
+    }
+    return;
+  }
+  double position = static_cast<double>(p);
+  if (kind == CacheRowKind::kRotaryLarge) {
+    const uint64_t span = (uint64_t(1) << 24) - (uint64_t(1) << 20);
+    position +=
+        static_cast<double>((uint64_t(1) << 20) + mix_keys({c.seed, kSaltLargeOffset}) % span);
+  }
+  const double base = indexer ? kIndexerRopeBase : kMqaRopeBase;
+  for (int64_t i = 0; i < half; ++i) {
+    const double angle =
+        position * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(R));
+    row[i] = static_cast<float>(std::cos(angle));
+    row[half + i] = static_cast<float>(std::sin(angle));
+  }
+  if (c.values == ValueRecipe::kSpecials) {
+    for (int64_t i = 0; i < R; ++i) {
+      if (rng.one_in(16))
+        row[i] = float_from_bits(f32_specials()[rng.below(f32_specials().size())]);
+    }
+  }
+}
+
+// Writes one cache. The rows' RoPE context is read back from the tensor
+// later, so it holds the stored (rounded) values.
+void fill_cache(const Case& c, TensorSet& set, TensorId id, FloatType dtype,
+                const std::vector<uint8_t>& referenced) {
+  const TensorGeometry* g = set.find(id);
+  if (g == nullptr) return;
+  const bool indexer = id == TensorId::kIndexerCache;
+  std::vector<float> row(static_cast<size_t>(c.rope_dim));
+  for (int64_t p = 0; p < g->rows; ++p) {
+    cache_row_values(c, indexer, p, cache_row_kind(c, indexer, p, referenced[p] != 0), row.data());
+    for (int64_t i = 0; i < c.rope_dim; ++i) {
+      uint8_t* out = set.element(*g, p, 0, i);
+      if (dtype == FloatType::kF32) {
+        std::memcpy(out, &row[i], 4);
+      } else {
+        // bf16 of the f32 value; specials keep their class (NaN stays NaN).
+        const uint16_t bits = spec::bf16_from_f32(row[i], Bf16Nan::k7FFF);
+        std::memcpy(out, &bits, 2);
+      }
+    }
+  }
+}
+
+// Cos/sin (f32) of cache row p as stored.
+void read_cache_row(const TensorSet& set, const TensorGeometry& g, int64_t p, float* out) {
+  for (int64_t i = 0; i < g.width; ++i) {
+    const uint8_t* in = set.element(g, p, 0, i);
+    if (g.type == ElementType::kF32) {
+      std::memcpy(&out[i], in, 4);
+    } else {
+      uint16_t bits;
+      std::memcpy(&bits, in, 2);
+      out[i] = spec::f32_from_bf16(bits);
+    }
+  }
+}
+
+// Rows of a bf16 input; `cache` (null for ql_nope) gives each row the cos/sin
+// of its position for the recipes that aim at RoPE.
+void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
+               const TensorGeometry* cache, RopeStyle style,
+               const std::vector<int64_t>& positions) {
+  const TensorGeometry* g = set.find(id);
+  if (g == nullptr) return;
+  std::vector<uint16_t> row(static_cast<size_t>(g->width));
+  std::vector<float> cos_sin(static_cast<size_t>(c.rope_dim));
+  for (int64_t t = 0; t < g->rows; ++t) {
+    RowRope rope;
+    if (cache != nullptr) {
+      read_cache_row(set, *cache, positions[t], cos_sin.data());
+      rope.cos = cos_sin.data();
+      rope.sin = cos_sin.data() + c.rope_dim / 2;
+      rope.rope_width = c.rope_dim;
+      rope.style = style;
+      if (id == TensorId::kIndexQ) rope.band_m = indexer_band_m(c, positions[t]);
+    }
+    for (int64_t h = 0; h < g->cols; ++h) {
+      Xoshiro256 rng(mix_keys({c.seed, salt, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));
+      fill_bf16_row(row_recipe(c, salt, t, h), rng, rope, row.data(), g->width);
+      std::memcpy(set.element(*g, t, h, 0), row.data(), row.size() * 2);
+    }
+  }
+}
+
+void fill_weights(const Case& c, TensorSet& set) {
+  const TensorGeometry* g = set.find(TensorId::kIndexWeights);
+  if (g == nullptr) return;
+  for (int64_t t = 0; t < g->rows; ++t) {
+    for (int64_t h = 0; h < g->cols; ++h) {
+      Xoshiro256 rng(
+          mix_keys({c.seed, kSaltWeights, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));
+      const uint32_t bits = weight_bits(row_recipe(c, kSaltWeights, t, h), rng);
+      uint8_t* out = set.element(*g, t, h, 0);
+      if (g->type == ElementType::kF32) {
+        std::memcpy(out, &bits, 4);
+      } else {
+        // A NaN keeps its sign and top payload (made quiet so it stays NaN).
+        const uint16_t b16 = is_nan_bits(bits)
+                                 ? static_cast<uint16_t>((bits >> 16) | 0x0040)
+                                 : spec::bf16_from_f32(float_from_bits(bits), Bf16Nan::k7FFF);
+        std::memcpy(out, &b16, 2);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int indexer_band_m(const Case& c, int64_t position) {
+  if (cache_row_kind(c, true, position, true) != CacheRowKind::kBand) return 0;
+  return band_m_of_row(c, position);
+}
+
+void generate_inputs(const Case& c, TensorSet& set) {
+  const TensorGeometry* pg = set.find(TensorId::kPositions);
+  std::vector<int64_t> positions(static_cast<size_t>(c.num_tokens));
+  std::vector<uint8_t> referenced(static_cast<size_t>(c.cache_rows), 0);
+  for (int64_t t = 0; t < c.num_tokens; ++t) {
+    positions[t] = position_of(c, t);
+    referenced[positions[t]] = 1;
+    std::memcpy(set.element(*pg, t, 0, 0), &positions[t], 8);
+  }
+  fill_cache(c, set, TensorId::kMqaCache, c.mqa_cache_dtype, referenced);
+  fill_cache(c, set, TensorId::kIndexerCache, c.indexer_cache_dtype, referenced);
+  // The MQA rope is always interleaved (SEMANTICS.md, task 1).
+  fill_rows(c, set, TensorId::kQPe, kSaltQPe, set.find(TensorId::kMqaCache),
+            RopeStyle::kInterleaved, positions);
+  fill_rows(c, set, TensorId::kQlNope, kSaltQlNope, nullptr, RopeStyle::kInterleaved, positions);
+  fill_rows(c, set, TensorId::kIndexQ, kSaltIndexQ, set.find(TensorId::kIndexerCache),
+            c.indexer_rope, positions);
+  fill_weights(c, set);
+}
+
+}  // namespace qcheck

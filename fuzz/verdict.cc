@@ -1,0 +1,130 @@
+#include "fuzz/verdict.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "fuzz/compare.h"
+#include "reference/fused_q_oracle.h"
+
+namespace qcheck {
+
+int Verdict::exit_code() const {
+  if (!outcome.is_ok()) return exit_code_of(outcome.kind);
+  return report.passed() ? 0 : 1;
+}
+
+TensorSet expected_tensors(const Case& c, const Profile& profile, const RowOps& rows, Poison poison,
+                           std::string* error) {
+  TensorSet set = build_tensor_set(c, poison);
+  *error = run_fused_q_oracle(make_fused_q_args(c, set), profile, rows);
+  return set;
+}
+
+Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options) {
+  Verdict v;
+  v.backend = backend.name;
+  v.planted_bug = backend.planted_bug;
+  v.profile = options.profile.empty() ? c.profile : options.profile;
+  v.report.max_listed = options.max_listed;
+  std::string error = validate_case(c);
+  if (!error.empty()) {
+    v.outcome = Outcome::invalid_input(error);
+    return v;
+  }
+  Profile profile;
+  if (!find_profile(v.profile, &profile)) {
+    v.outcome = Outcome::invalid_input("profile \"" + v.profile + "\" is not a known profile");
+    return v;
+  }
+  error = backend.domain(c);
+  if (!error.empty()) {
+    v.outcome = Outcome::runtime_error("backend " + backend.name + " cannot run here: " + error);
+    return v;
+  }
+  // The backend's sets are copies of the expected set taken before the
+  // oracle runs: the same inputs, guards and poison, byte for byte.
+  TensorSet expected = build_tensor_set(c, Poison::kA);
+  TensorSet got_a = expected;
+  TensorSet got_b = expected;
+  fill_poison(got_b, Poison::kB);
+  const RowOps& rows = options.oracle_rows == OracleRows::kSimd ? simd_row_ops() : scalar_row_ops();
+  error = run_fused_q_oracle(make_fused_q_args(c, expected), profile, rows);
+  if (!error.empty()) {
+    v.outcome = Outcome::invalid_input(error);
+    return v;
+  }
+  for (TensorSet* got : {&got_a, &got_b}) {
+    v.outcome = backend.run(c, profile, *got);
+    if (!v.outcome.is_ok()) return v;
+  }
+  v.report = compare_runs(c, expected, got_a, got_b, options.max_listed);
+  return v;
+}
+
+namespace {
+
+std::string header(const Verdict& v) {
+  std::ostringstream s;
+  switch (v.outcome.kind) {
+    case OutcomeKind::kInvalidInput: return "INVALID INPUT: " + v.outcome.reason;
+    case OutcomeKind::kRuntimeError: return "RUNTIME ERROR: " + v.outcome.reason;
+    case OutcomeKind::kOk: break;
+  }
+  s << (v.report.passed() ? "PASS" : "FAIL") << " backend " << v.backend
+    << (v.planted_bug ? " (planted bug)" : "") << ", profile " << v.profile;
+  if (!v.report.passed()) s << ": " << v.report.total << " mismatches";
+  return s.str();
+}
+
+}  // namespace
+
+std::string verdict_text(const Verdict& v, const Case& c) {
+  std::string text = header(v) + "\ncase: " + describe(c) + "\n";
+  if (v.outcome.is_ok()) text += report_text(v.report);
+  return text;
+}
+
+std::string verdict_json(const Verdict& v, const Case& c) {
+  nlohmann::ordered_json j;
+  j["verdict"] = !v.outcome.is_ok()  ? name_of(v.outcome.kind)
+                 : v.report.passed() ? "pass"
+                                     : "mismatch";
+  j["exit_code"] = v.exit_code();
+  j["reason"] = v.outcome.reason;
+  j["backend"] = v.backend;
+  j["planted_bug"] = v.planted_bug;
+  j["profile"] = v.profile;
+  j["case"] = describe(c);
+  if (v.outcome.is_ok()) {
+    const Report& r = v.report;
+    j["total"] = r.total;
+    j["bytes_compared"] = r.bytes_compared;
+    j["primary_signature"] = r.passed() ? "" : r.primary_signature().text();
+    nlohmann::ordered_json counts = nlohmann::ordered_json::array();
+    for (const auto& [signature, count] : r.counts) {
+      counts.push_back({{"tensor", signature.tensor},
+                        {"part", signature.part},
+                        {"class", name_of(signature.mismatch)},
+                        {"count", count}});
+    }
+    j["counts"] = counts;
+    nlohmann::ordered_json first = nlohmann::ordered_json::array();
+    for (const Mismatch& m : r.first) {
+      first.push_back({{"signature", m.signature.text()},
+                       {"run", std::string(1, m.run)},
+                       {"token", m.token},
+                       {"head", m.head},
+                       {"dim", m.dim},
+                       {"byte_offset", m.byte_offset},
+                       {"type", name_of(m.type)},
+                       {"expected_bits", m.expected_bits},
+                       {"got_bits", m.got_bits},
+                       {"expected", value_text(m.type, m.expected_bits)},
+                       {"got", value_text(m.type, m.got_bits)}});
+    }
+    j["first"] = first;
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace qcheck

@@ -1,0 +1,54 @@
+// The verdict of one backend on one case: the whole data path of DESIGN.md in
+// one call. The case is validated, its tensors built; the oracle (the case's
+// profile unless overridden, SIMD rows unless scalar is chosen) fills the
+// expected set; the backend runs twice, on sets poisoned with kA and kB; then
+// every byte is compared (fuzz/compare.h).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "fuzz/backend.h"
+#include "fuzz/case.h"
+#include "fuzz/outcome.h"
+#include "fuzz/report.h"
+#include "fuzz/tensors.h"
+#include "reference/profile.h"
+#include "reference/row_ops.h"
+
+namespace qcheck {
+
+enum class OracleRows { kSimd, kScalar };
+
+struct VerdictOptions {
+  std::string profile;  // empty: the case's profile
+  OracleRows oracle_rows = OracleRows::kSimd;
+  size_t max_listed = 20;  // mismatches listed in the report
+};
+
+struct Verdict {
+  Outcome outcome;  // not ok: the case never got compared
+  Report report;
+  std::string backend;
+  std::string profile;
+  bool planted_bug = false;  // the backend is expected to fail
+
+  bool passed() const { return outcome.is_ok() && report.passed(); }
+  // 0 pass, 1 mismatch, 2 invalid input, 3 runtime error.
+  int exit_code() const;
+};
+
+Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options = {});
+
+// The expected tensors: a set built from the case with `poison`, filled by
+// the oracle. "" in *error on success, else the oracle's refusal.
+TensorSet expected_tensors(const Case& c, const Profile& profile, const RowOps& rows, Poison poison,
+                           std::string* error);
+
+// One header line ("PASS ...", "FAIL ...", "INVALID INPUT: ...",
+// "RUNTIME ERROR: ...") and, on a mismatch, the report.
+std::string verdict_text(const Verdict& verdict, const Case& c);
+// The same as one JSON object.
+std::string verdict_json(const Verdict& verdict, const Case& c);
+
+}  // namespace qcheck

@@ -1,0 +1,104 @@
+// The GPU gate: both CUDA kernels against the oracle, bit for bit, over the
+// covering grid and the token-limit cases, through the harness's one data
+// path (run_verdict: guarded buffers, two poison fills, sentinels, inputs).
+// QCHECK_SMALL=1 selects the small-shape grid (for compute-sanitizer).
+#include <cstdlib>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fuzz/backend.h"
+#include "fuzz/case.h"
+#include "fuzz/case_binary.h"
+#include "fuzz/verdict.h"
+#include "tests/gpu_gate/covering_grid.h"
+
+namespace qcheck {
+namespace {
+
+bool small_grid() {
+  const char* value = std::getenv("QCHECK_SMALL");
+  return value != nullptr && std::string(value) == "1";
+}
+
+struct GateCase {
+  Case c;
+  std::string backend;
+  std::string label;
+};
+
+std::vector<GateCase> gate_cases() {
+  std::vector<Case> cases = gpu_covering_grid(small_grid());
+  if (!small_grid()) {
+    for (const Case& c : gpu_token_limit_cases()) cases.push_back(c);
+  }
+  std::vector<GateCase> out;
+  for (const char* backend : {"cuda-legacy", "cuda-blocked"}) {
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      std::string label = std::string(backend == std::string("cuda-legacy") ? "legacy" : "blocked") +
+                          "_" + std::to_string(i) + "_T" + std::to_string(c.num_tokens) + "_H" +
+                          std::to_string(c.mqa_heads) + "_NI" + std::to_string(c.indexer_heads) +
+                          "_" + name_of(c.query_path);
+      for (char& ch : label) {
+        if (ch == '-') ch = '_';
+      }
+      out.push_back({c, backend, label});
+    }
+  }
+  return out;
+}
+
+// gtest prints a parameter with this instead of a byte dump.
+void PrintTo(const GateCase& g, std::ostream* os) { *os << g.label; }
+
+class KernelsVsOracle : public testing::TestWithParam<GateCase> {};
+
+TEST_P(KernelsVsOracle, BitExact) {
+  const GateCase& g = GetParam();
+  ASSERT_EQ(validate_case(g.c), "");
+  const Backend* backend = find_backend(g.backend);
+  if (backend == nullptr) GTEST_SKIP() << g.backend << " is not built (no CUDA toolkit at build time)";
+  const std::string outside = backend->domain(g.c);
+  if (!outside.empty()) GTEST_SKIP() << "no CUDA device: " << outside;
+  const Verdict verdict = run_verdict(g.c, *backend);
+  EXPECT_TRUE(verdict.passed()) << verdict_text(verdict, g.c) << "\ncase digest "
+                                << case_digest(g.c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Gate, KernelsVsOracle, testing::ValuesIn(gate_cases()),
+                         [](const testing::TestParamInfo<GateCase>& info) { return info.param.label; });
+
+// The grid itself: valid cases, every listed value present, every path and
+// discrete choice present. Runs without a GPU.
+TEST(CoveringGrid, CoversEveryValue) {
+  const std::vector<Case> grid = gpu_covering_grid(false);
+  std::set<int64_t> tokens, heads, indexer_heads;
+  std::set<int> paths, aliases, styles, indexer, layouts;
+  for (const Case& c : grid) {
+    EXPECT_EQ(validate_case(c), "");
+    tokens.insert(c.num_tokens);
+    heads.insert(c.mqa_heads);
+    indexer_heads.insert(c.indexer_heads);
+    paths.insert(static_cast<int>(c.query_path));
+    aliases.insert(static_cast<int>(c.alias));
+    styles.insert(static_cast<int>(c.indexer_rope));
+    indexer.insert(c.has_indexer);
+    layouts.insert(static_cast<int>(c.ql_nope_layout));
+  }
+  EXPECT_EQ(tokens, (std::set<int64_t>{1, 2, 15, 16, 17, 31, 33, 4096}));
+  EXPECT_EQ(heads, (std::set<int64_t>{1, 3, 8, 16, 17, 64, 128}));
+  EXPECT_EQ(indexer_heads, (std::set<int64_t>{1, 32, 64}));
+  EXPECT_EQ(paths.size(), 3u);
+  EXPECT_EQ(aliases.size(), 2u);
+  EXPECT_EQ(styles.size(), 2u);
+  EXPECT_EQ(indexer.size(), 2u);
+  EXPECT_EQ(layouts.size(), 3u);
+  for (const Case& c : gpu_token_limit_cases()) EXPECT_EQ(validate_case(c), "");
+}
+
+}  // namespace
+}  // namespace qcheck

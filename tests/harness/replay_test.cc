@@ -1,0 +1,131 @@
+// qcheck-replay's exit codes and output, by running the tool itself.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "fuzz/case_binary.h"
+#include "fuzz/case_file.h"
+#include "fuzz/device_mirror.h"
+#include "tests/harness/case_samples.h"
+
+namespace qcheck {
+namespace {
+
+struct ToolRun {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+// A path in the temporary folder private to the running test: ctest runs
+// the tests of this file in parallel processes.
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "/qcheck_" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
+}
+
+ToolRun replay(const std::string& arguments) {
+  const std::string out = temp_path("output.txt");
+  const std::string command =
+      std::string(QCHECK_REPLAY_PATH) + " " + arguments + " > " + out + " 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+}
+
+std::string write_case(const std::string& name, const Case& c, CaseForm form) {
+  const std::string path = temp_path(name);
+  EXPECT_EQ(save_case_file(path, c, form), "");
+  return path;
+}
+
+std::string write_bytes(const std::string& name, const std::vector<uint8_t>& bytes) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+TEST(Replay, PassExitsZero) {
+  const std::string json = write_case("pass.json", test::small_case(), CaseForm::kJson);
+  const std::string binary = write_case("pass.bin", test::small_case(), CaseForm::kBinary);
+  ToolRun r = replay(json);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("PASS backend cpu-simd, profile qcheck", 0), 0u) << r.output;
+  r = replay(binary + " --backend cpu-scalar --oracle scalar --profile vllm-triton");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = replay(binary + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"verdict\": \"pass\""), std::string::npos) << r.output;
+}
+
+TEST(Replay, MismatchExitsOneWithAPlantedBug) {
+#ifndef QCHECK_HAVE_CPU_MODEL
+  GTEST_SKIP() << "fuzz/cpu_model.cc is not built: no planted-bug CPU backend";
+#endif
+  Case c = test::small_case();  // bf16 packed: truncation shows in the rope tail
+  const std::string path = write_case("mismatch.json", c, CaseForm::kJson);
+  ToolRun r = replay(path + " --backend cpu-model-bug-truncating-bf16 --max-listed 3");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.output.rfind("FAIL backend cpu-model-bug-truncating-bf16 (planted bug)", 0), 0u)
+      << r.output;
+  EXPECT_NE(r.output.find("query_out/rope tail/"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("first 3:"), std::string::npos) << r.output;
+  r = replay(path + " --backend cpu-model-bug-truncating-bf16 --json");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("\"verdict\": \"mismatch\""), std::string::npos) << r.output;
+}
+
+TEST(Replay, InvalidInputExitsTwo) {
+  const std::vector<uint8_t> good = encode_case(test::small_case());
+  std::vector<uint8_t> bad_magic = good;
+  bad_magic[0] = 'X';
+  ToolRun r = replay(write_bytes("bad_magic.bin", bad_magic));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bad magic"), std::string::npos) << r.output;
+  r = replay(write_bytes("truncated.bin", {good.begin(), good.begin() + 20}));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("truncated"), std::string::npos) << r.output;
+  Case invalid = test::small_case();
+  invalid.mqa_heads = 0;
+  r = replay(write_case("invalid.json", invalid, CaseForm::kJson));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("INVALID INPUT: mqa_heads (H) = 0"), std::string::npos) << r.output;
+  const std::string good_path = write_bytes("good.bin", good);
+  EXPECT_EQ(replay(good_path + " --backend no-such-backend").exit_code, 2);
+  EXPECT_EQ(replay(good_path + " --profile no-such-profile").exit_code, 2);
+  EXPECT_EQ(replay(good_path + " --oracle vector").exit_code, 2);
+  EXPECT_EQ(replay(good_path + " --colour").exit_code, 2);
+  EXPECT_EQ(replay(temp_path("no_such_file.bin")).exit_code, 2);
+  EXPECT_EQ(replay("").exit_code, 2);
+}
+
+TEST(Replay, GpuBackendWithoutAGpuExitsThree) {
+  const std::string path = write_case("gpu.bin", test::small_case(), CaseForm::kBinary);
+  const ToolRun r = replay(path + " --backend cuda-blocked");
+  if (cuda_device_problem().empty()) {
+    EXPECT_EQ(r.exit_code, 0) << "a CUDA device is present: the kernel must pass\n" << r.output;
+    return;
+  }
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("RUNTIME ERROR: backend cuda-blocked cannot run here: no CUDA device"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(Replay, ListsBackends) {
+  const ToolRun r = replay("--list-backends");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* name :
+       {"cpu-scalar", "cpu-simd", "cuda-legacy", "cuda-blocked", "cuda-blocked-bug-tail"}) {
+    EXPECT_NE(r.output.find(name), std::string::npos) << name << "\n" << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace qcheck
