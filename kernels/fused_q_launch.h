@@ -33,5 +33,6 @@ std::string launch_fused_q(KernelDesign design, const FusedQArgs& args, void* st
                            const LaunchOptions& options = {});
 
 const char* name_of(KernelDesign design);
+const char* name_of(PlantedBug bug);
 
 }  // namespace qcheck::cuda

@@ -29,11 +29,23 @@ float ceil_pow2_log2f(float s0) {
   return std::exp2(std::ceil(std::log2(s0)));  // float overloads: log2f, ceilf, exp2f
 }
 
+namespace {
+
+// max(value, floor) as the device's fmaxf computes it: every NaN, quiet or
+// signalling, yields the floor (SEMANTICS.md: NaN -> 1e-4). std::fmax is not
+// used because glibc's returns a quiet NaN for a signalling NaN operand
+// (IEEE 754-2008 maxNum); found by the device sweep of tests/gpu/.
+float max_with_floor(float value, float floor) {
+  return std::isnan(value) || value < floor ? floor : value;
+}
+
+}  // namespace
+
 float ue8m0_scale(float amax, ScaleCeiling ceiling, ScaleFloor floor) {
-  if (floor == ScaleFloor::kAmax1e4) amax = std::fmax(amax, 1e-4f);
-  if (floor == ScaleFloor::kAmax1e10) amax = std::fmax(amax, 1e-10f);
+  if (floor == ScaleFloor::kAmax1e4) amax = max_with_floor(amax, 1e-4f);
+  if (floor == ScaleFloor::kAmax1e10) amax = max_with_floor(amax, 1e-10f);
   float s0 = amax / 448.0f;
-  if (floor == ScaleFloor::kScale1e4) s0 = std::fmax(s0, 1e-4f);
+  if (floor == ScaleFloor::kScale1e4) s0 = max_with_floor(s0, 1e-4f);
   return ceiling == ScaleCeiling::kExactBits ? ceil_pow2_exact(s0) : ceil_pow2_log2f(s0);
 }
 

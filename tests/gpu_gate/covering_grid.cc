@@ -124,6 +124,61 @@ std::vector<Case> gpu_covering_grid(bool small) {
   return cases;
 }
 
+std::vector<Case> gpu_kernel_path_cases(bool small) {
+  struct Shape {
+    int64_t T, H, NI, D, R, L;
+    QueryPath path;
+    bool alias;
+    RopeStyle style;
+    FloatType cache, weights_in, weights_out;
+    int64_t padding, weights_column_stride;
+  };
+  const Shape shapes[] = {
+      // Odd dims and odd padding: no 16-byte alignment, the element paths.
+      {19, 3, 1, 48, 6, 24, QueryPath::kFp8Packed, false, RopeStyle::kNeox, FloatType::kBf16,
+       FloatType::kBf16, FloatType::kF32, 3, 2},
+      // D > 128: the two-pass indexer.
+      {20, 2, 5, 256, 32, 64, QueryPath::kBf16Separate, false, RopeStyle::kNeox, FloatType::kF32,
+       FloatType::kF32, FloatType::kF32, 0, 1},
+      {3, 1, 2, 512, 512, 1024, QueryPath::kBf16Packed, false, RopeStyle::kInterleaved,
+       FloatType::kF32, FloatType::kF32, FloatType::kF32, 0, 1},
+      // T >= 2048: the blocked kernel's staged configuration.
+      {2100, 2, 3, 128, 64, 64, QueryPath::kFp8Packed, false, RopeStyle::kNeox, FloatType::kF32,
+       FloatType::kF32, FloatType::kF32, 0, 1},
+      {2061, 1, 2, 128, 64, 32, QueryPath::kBf16Packed, true, RopeStyle::kInterleaved,
+       FloatType::kBf16, FloatType::kBf16, FloatType::kBf16, 0, 1},
+  };
+  std::vector<Case> cases;
+  uint64_t seed = 5000;
+  for (const Shape& s : shapes) {
+    if (small && s.T > 64) continue;
+    Case c;
+    c.num_tokens = s.T;
+    c.mqa_heads = s.H;
+    c.indexer_heads = s.NI;
+    c.index_dim = s.D;
+    c.rope_dim = s.R;
+    c.nope_dim = s.L;
+    c.query_path = s.path;
+    c.alias = s.alias ? AliasMode::kExactFront : AliasMode::kNone;
+    c.indexer_rope = s.style;
+    c.mqa_cache_dtype = c.indexer_cache_dtype = s.cache;
+    c.weights_dtype = s.weights_in;
+    c.weights_out_dtype = s.weights_out;
+    if (s.padding > 0) {
+      apply_layouts(1, c);
+      c.row_padding = s.padding;
+    }
+    c.weights_column_stride = s.weights_column_stride;
+    c.values = ValueRecipe::kMixed;
+    c.head_scale_bits = default_head_scale_bits(c.indexer_heads);
+    c.softmax_scale_bits = default_softmax_scale_bits(c.index_dim);
+    c.seed = seed++;
+    cases.push_back(c);
+  }
+  return cases;
+}
+
 std::vector<Case> gpu_token_limit_cases() {
   std::vector<Case> cases;
   for (int64_t tokens : {int64_t(65537), (int64_t(1) << 20) + 3}) {

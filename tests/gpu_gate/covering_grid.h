@@ -14,6 +14,11 @@ namespace qcheck {
 // (for the compute-sanitizer passes, which run kernels 10-100x slower).
 std::vector<Case> gpu_covering_grid(bool small);
 
+// One case per code path of the kernels that the grid's real dims do not
+// reach: element (unaligned, odd dims) paths, the two-pass indexer of
+// D > 128, R = D, and the blocked kernel's staged configuration (T >= 2048).
+std::vector<Case> gpu_kernel_path_cases(bool small);
+
 // The token-limit cases: T = 65537 and T = 2^20 + 3 with small H and NI.
 std::vector<Case> gpu_token_limit_cases();
 

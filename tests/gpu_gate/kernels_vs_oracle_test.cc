@@ -32,6 +32,7 @@ struct GateCase {
 
 std::vector<GateCase> gate_cases() {
   std::vector<Case> cases = gpu_covering_grid(small_grid());
+  for (const Case& c : gpu_kernel_path_cases(small_grid())) cases.push_back(c);
   if (!small_grid()) {
     for (const Case& c : gpu_token_limit_cases()) cases.push_back(c);
   }
@@ -98,6 +99,7 @@ TEST(CoveringGrid, CoversEveryValue) {
   EXPECT_EQ(indexer.size(), 2u);
   EXPECT_EQ(layouts.size(), 3u);
   for (const Case& c : gpu_token_limit_cases()) EXPECT_EQ(validate_case(c), "");
+  for (const Case& c : gpu_kernel_path_cases(false)) EXPECT_EQ(validate_case(c), "");
 }
 
 }  // namespace

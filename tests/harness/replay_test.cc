@@ -26,10 +26,16 @@ std::string temp_path(const std::string& name) {
          ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
 }
 
+// The tool under test: the build tree's, unless QCHECK_REPLAY names another
+// (the GPU bundle moves binaries away from their build paths).
+std::string replay_tool() {
+  const char* override_path = std::getenv("QCHECK_REPLAY");
+  return override_path != nullptr && override_path[0] != '\0' ? override_path : QCHECK_REPLAY_PATH;
+}
+
 ToolRun replay(const std::string& arguments) {
   const std::string out = temp_path("output.txt");
-  const std::string command =
-      std::string(QCHECK_REPLAY_PATH) + " " + arguments + " > " + out + " 2>&1";
+  const std::string command = replay_tool() + " " + arguments + " > " + out + " 2>&1";
   const int status = std::system(command.c_str());
   std::ifstream in(out);
   std::stringstream text;

@@ -1,0 +1,205 @@
+// The staged fast path of the token-blocked kernel's MQA and indexer tasks
+// (R <= 64, D <= 128, views aligned for 16-byte vectors, cos/sin rows 16-byte
+// aligned: the real models). A program first copies its 16 input rows and
+// their 16 cos/sin rows into shared memory with cp.async (16 bytes per
+// instruction, no registers held while in flight), then computes from there.
+// A program's bytes in flight are then bounded by shared memory, not by
+// registers, so small blocks (64 threads, 16 programs per SM) keep many
+// programs, and their loads, in flight on every SM: these tasks move only
+// 2-6 KB per program. Used from T = 2048 on (blocked_kernel.cu).
+// Same numerics as the register path (device_numerics.cuh, rope_chunks.cuh).
+#pragma once
+
+#include "kernels/blocked_tasks.cuh"
+
+namespace qcheck::cuda::blocked {
+
+// Largest staged rows: index_q D * 2 <= 256 bytes, q_pe R * 2 <= 128 bytes,
+// an f32 cos/sin row R * 4 <= 256 bytes.
+constexpr int kStagedMaxRowBytes = 256;
+
+struct Stage {
+  alignas(16) uint8_t data[kTokensPerBlock * kStagedMaxRowBytes];
+  alignas(16) uint8_t cache[kTokensPerBlock * kStagedMaxRowBytes];
+};
+
+__device__ __forceinline__ void cp_async16(void* shared, const void* global) {
+  const auto address = static_cast<uint32_t>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global) : "memory");
+}
+
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+
+// Tokens of this program that are processed (all 16 without the tail guard:
+// the planted bug then reads and writes rows past T).
+template <bool kGuardTail>
+__device__ __forceinline__ int live_rows(const FusedQArgs& a, int64_t first_token) {
+  if (!kGuardTail) return kTokensPerBlock;
+  const int64_t left = a.num_tokens - first_token;
+  return left < kTokensPerBlock ? static_cast<int>(left) : kTokensPerBlock;
+}
+
+// Issues the copies of the program's input rows [t, head, 0..row_bytes) and
+// of the cos/sin rows of their positions into `stage`. The caller waits with
+// cp_async_wait_all() and __syncthreads(). Loop trip counts are uniform per
+// warp so the shuffle of the positions is safe.
+template <int kThreads>
+__device__ __forceinline__ void stage_rows(const InputView& view, int row_bytes, const CacheView& cache,
+                                           int rope_dim, int64_t last_row, const int64_t* positions,
+                                           int64_t first_token, int64_t head, int rows, Stage& stage) {
+  const int data_chunks = row_bytes / 16;
+  for (int i = threadIdx.x; i < rows * data_chunks; i += kThreads) {
+    const int r = i / data_chunks;
+    const auto* row = static_cast<const uint8_t*>(view.data) + 2 * row_offset(view, first_token + r, head);
+    cp_async16(stage.data + r * row_bytes + (i - r * data_chunks) * 16, row + (i - r * data_chunks) * 16);
+  }
+  // Lane r < rows of every warp looks up row r's position.
+  const int lane = threadIdx.x % 32;
+  const int64_t my_row = lane < rows ? cache_row(positions, first_token + lane, last_row) : 0;
+  const int element_bytes = cache.dtype == FloatType::kF32 ? 4 : 2;
+  const int cache_row_bytes = rope_dim * element_bytes;
+  const int cache_chunks = cache_row_bytes / 16;
+  const int total = rows * cache_chunks;
+  for (int base = threadIdx.x - lane; base < total; base += kThreads) {
+    const int i = base + lane;
+    const int r = (i < total ? i : total - 1) / cache_chunks;
+    const int64_t position_row = __shfl_sync(0xFFFFFFFFu, my_row, r);
+    if (i >= total) continue;
+    const auto* row = static_cast<const uint8_t*>(cache.data) + position_row * cache.row_stride * element_bytes;
+    const int c = i - r * cache_chunks;
+    cp_async16(stage.cache + r * cache_row_bytes + c * 16, row + c * 16);
+  }
+}
+
+// Four consecutive cache values from a staged cos/sin row.
+__device__ __forceinline__ void shared_cache4(const uint8_t* row, bool f32, int index, float out[4]) {
+  if (f32) {
+    const float4 v = *reinterpret_cast<const float4*>(row + 4 * index);
+    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+  } else {
+    const uint2 v = *reinterpret_cast<const uint2*>(row + 2 * index);
+    out[0] = __uint_as_float(v.x << 16), out[1] = __uint_as_float(v.x & 0xFFFF0000u);
+    out[2] = __uint_as_float(v.y << 16), out[3] = __uint_as_float(v.y & 0xFFFF0000u);
+  }
+}
+
+__device__ __forceinline__ void shared_bf16x8(const uint8_t* p, float out[8]) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+  const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    out[2 * i] = __uint_as_float(words[i] << 16);
+    out[2 * i + 1] = __uint_as_float(words[i] & 0xFFFF0000u);
+  }
+}
+
+template <bool kGuardTail, int kThreads>
+__device__ void mqa_task_staged(const KernelParams& p, int64_t first_token, int64_t head, Stage& stage) {
+  const FusedQArgs& a = p.args;
+  const int R = static_cast<int>(a.rope_dim);
+  const int rows = live_rows<kGuardTail>(a, first_token);
+  stage_rows<kThreads>(a.q_pe, 2 * R, a.mqa_cache, R, p.mqa_cache_last_row, a.positions, first_token,
+                       head, rows, stage);
+  const Divisor q_scale = make_divisor(p.q_scale);
+  const bool fp8 = a.query_path == QueryPath::kFp8Packed;
+  const bool f32_cache = a.mqa_cache.dtype == FloatType::kF32;
+  const int cache_row_bytes = R * (f32_cache ? 4 : 2);
+  cp_async_wait_all();
+  __syncthreads();
+  const int chunks = R / kVectorElements;
+  for (int item = threadIdx.x; item < rows * chunks; item += kThreads) {
+    const int r = item / chunks;
+    const int j0 = (item - r * chunks) * kVectorElements;
+    float x[8], cos[4], sin[4], out[8];
+    shared_bf16x8(stage.data + r * 2 * R + 2 * j0, x);
+    shared_cache4(stage.cache + r * cache_row_bytes, f32_cache, j0 / 2, cos);
+    shared_cache4(stage.cache + r * cache_row_bytes, f32_cache, R / 2 + j0 / 2, sin);
+    rope_interleaved_chunk(x, cos, sin, out);
+    const int64_t offset = mqa_out_offset(a, first_token + r, head, j0);
+    if (fp8) {
+#pragma unroll
+      for (int e = 0; e < 8; ++e) out[e] = divide(out[e], q_scale);
+      store_e4m3x8(static_cast<uint8_t*>(a.query_out.data) + offset, out);
+    } else {
+      store_bf16x8(static_cast<uint16_t*>(a.query_out.data) + offset, out);
+    }
+  }
+}
+
+// Teams of 16 lanes, one row at a time per team; lane l owns chunk l of the
+// row (D <= 128 is at most 16 chunks), so the amax reduces over 16 lanes.
+template <bool kGuardTail, int kThreads>
+__device__ void indexer_task_staged(const KernelParams& p, int64_t first_token, int64_t head,
+                                    Stage& stage) {
+  constexpr int kTeam = 16;
+  constexpr int kTeams = kThreads / kTeam;
+  static_assert(kTokensPerBlock % kTeams == 0, "every team runs the same rows");
+  const FusedQArgs& a = p.args;
+  const int R = static_cast<int>(a.rope_dim), D = static_cast<int>(a.index_dim);
+  const int half = R / 2;
+  const int rows = live_rows<kGuardTail>(a, first_token);
+  stage_rows<kThreads>(a.index_q, 2 * D, a.indexer_cache, R, p.indexer_cache_last_row, a.positions,
+                       first_token, head, rows, stage);
+  // Lane r < 16 of every warp fetches row r's weight while the copies fly.
+  const int lane32 = threadIdx.x % 32;
+  const float my_weight = lane32 < rows ? load_weight(a, first_token + lane32, head) : 0.0f;
+  const bool f32_cache = a.indexer_cache.dtype == FloatType::kF32;
+  const int cache_row_bytes = R * (f32_cache ? 4 : 2);
+  const bool neox = a.indexer_rope == RopeStyle::kNeox;
+  const int lane = threadIdx.x % kTeam;
+  const int j0 = lane * kVectorElements;
+  const bool has_chunk = j0 < D;
+  cp_async_wait_all();
+  __syncthreads();
+  for (int r = threadIdx.x / kTeam; r < kTokensPerBlock; r += kTeams) {
+    const bool live = r < rows;
+    const uint8_t* data = stage.data + r * 2 * D;
+    const uint8_t* cs = stage.cache + r * cache_row_bytes;
+    float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    float amax = 0.0f;
+    if (live && has_chunk) {
+      float x[8];
+      shared_bf16x8(data + 2 * j0, x);
+      if (j0 >= R) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[e] = x[e];
+      } else if (!neox) {
+        float cos[4], sin[4];
+        shared_cache4(cs, f32_cache, j0 / 2, cos);
+        shared_cache4(cs, f32_cache, half + j0 / 2, sin);
+        rope_interleaved_chunk(x, cos, sin, v);
+      } else {
+        const bool minus = j0 < half;
+        const int index = minus ? j0 : j0 - half;
+        float partner[8], cos[8], sin[8];
+        shared_bf16x8(data + 2 * (minus ? j0 + half : j0 - half), partner);
+        shared_cache4(cs, f32_cache, index, cos);
+        shared_cache4(cs, f32_cache, index + 4, cos + 4);
+        shared_cache4(cs, f32_cache, half + index, sin);
+        shared_cache4(cs, f32_cache, half + index + 4, sin + 4);
+        rope_neox_chunk(x, partner, cos, sin, minus, v);
+      }
+#pragma unroll
+      for (int e = 0; e < 8; ++e) amax = amax_step(amax, v[e]);
+    }
+#pragma unroll
+    for (int offset = kTeam / 2; offset > 0; offset /= 2) {
+      amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, offset));
+    }
+    const float weight = __shfl_sync(0xFFFFFFFFu, my_weight, r);
+    if (!live) continue;
+    const int64_t t = first_token + r;
+    const float scale = ue8m0_scale_from_amax(amax);
+    if (has_chunk) {
+      const float reciprocal = exact_reciprocal_of_pow2(scale);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) v[e] = __fmul_rn(v[e], reciprocal);
+      store_e4m3x8(output_row<uint8_t>(a.index_q_fp8, t, head) + j0, v);
+    }
+    if (lane == 0) store_weight(a, t, head, indexer_weight(weight, scale, p.softmax_scale, p.head_scale));
+  }
+}
+
+}  // namespace qcheck::cuda::blocked

@@ -1,0 +1,144 @@
+// The three tasks of the token-blocked kernel (kernels/blocked_kernel.cu).
+// One CUDA block of kThreads threads (a multiple of 32) runs one program:
+// 16 tokens x one head of one task. Each task has an 8-element vector path (16-byte loads)
+// and an element path for views that are not aligned for it; both give the
+// oracle's bits. kGuardTail = false is the planted bug kMissingTailGuard:
+// the last block then reads and writes the rows of tokens past T.
+#pragma once
+
+#include "kernels/rope_chunks.cuh"
+
+namespace qcheck::cuda::blocked {
+
+using namespace qcheck::cuda::device;
+
+constexpr int kTokensPerBlock = 16;
+
+template <bool kGuardTail>
+__device__ __forceinline__ bool token_live(const FusedQArgs& a, int64_t token) {
+  return !kGuardTail || token < a.num_tokens;
+}
+
+// ---- Task 1: MQA q_pe RoPE (interleaved) into query_out's rope part. -------
+
+// Writes 8 (or 1) RoPE'd values of [token, head, j0..] to query_out.
+__device__ __forceinline__ int64_t mqa_out_offset(const FusedQArgs& a, int64_t token,
+                                                  int64_t head, int j0) {
+  const int64_t front = a.query_path == QueryPath::kBf16Separate ? 0 : a.nope_dim;
+  return row_offset(a.query_out, token, head) + front + j0;
+}
+
+template <bool kGuardTail, int kThreads>
+__device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t head) {
+  const FusedQArgs& a = p.args;
+  const int R = static_cast<int>(a.rope_dim);
+  const int64_t half = R / 2;
+  const bool fp8 = a.query_path == QueryPath::kFp8Packed;
+  const Divisor q_scale = make_divisor(p.q_scale);
+  if (p.mqa_vectors) {
+    const int chunks = R / kVectorElements;
+    for (int item = threadIdx.x; item < kTokensPerBlock * chunks; item += kThreads) {
+      const int row = item / chunks;
+      const int j0 = (item - row * chunks) * kVectorElements;
+      const int64_t t = first_token + row;
+      if (!token_live<kGuardTail>(a, t)) continue;
+      float x[8], cos[4], sin[4], r[8];
+      load_bf16x8(input_row<uint16_t>(a.q_pe, t, head) + j0, x);
+      const int64_t cache_start = cache_row(a.positions, t, p.mqa_cache_last_row) * a.mqa_cache.row_stride;
+      load_interleaved_cos_sin(a.mqa_cache, cache_start, half, j0, p.mqa_cache_vectors, cos, sin);
+      rope_interleaved_chunk(x, cos, sin, r);
+      const int64_t out = mqa_out_offset(a, t, head, j0);
+      if (fp8) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) r[e] = divide(r[e], q_scale);
+        store_e4m3x8(static_cast<uint8_t*>(a.query_out.data) + out, r);
+      } else {
+        store_bf16x8(static_cast<uint16_t*>(a.query_out.data) + out, r);
+      }
+    }
+    return;
+  }
+  for (int item = threadIdx.x; item < kTokensPerBlock * R; item += kThreads) {
+    const int row = item / R;
+    const int j = item - row * R;
+    const int64_t t = first_token + row;
+    if (!token_live<kGuardTail>(a, t)) continue;
+    const uint16_t* in = input_row<uint16_t>(a.q_pe, t, head);
+    const float x = load_bf16(in + j);
+    const float partner = load_bf16(in + (j ^ 1));
+    const int64_t cache_start = cache_row(a.positions, t, p.mqa_cache_last_row) * a.mqa_cache.row_stride;
+    const float c = load_cache_value(a.mqa_cache, cache_start + j / 2);
+    const float s = load_cache_value(a.mqa_cache, cache_start + half + j / 2);
+    const float r = rope_term(x, c, (j & 1) == 0 ? -partner : partner, s);
+    const int64_t out = mqa_out_offset(a, t, head, j);
+    if (fp8) {
+      store_e4m3(static_cast<uint8_t*>(a.query_out.data) + out, divide(r, q_scale));
+    } else {
+      static_cast<uint16_t*>(a.query_out.data)[out] = bf16_from_f32(r);
+    }
+  }
+}
+
+// ---- Task 3: ql_nope into query_out's front (fp8 quantize or bf16 copy). ---
+
+template <bool kGuardTail, int kThreads>
+__device__ void nope_task(const KernelParams& p, int64_t first_token, int64_t head) {
+  const FusedQArgs& a = p.args;
+  const int L = static_cast<int>(a.nope_dim);
+  const bool fp8 = p.nope_task == KernelParams::NopeTask::kQuantizeFp8;
+  const Divisor q_scale = make_divisor(p.q_scale);
+  if (p.nope_vectors) {
+    // Four 16-byte loads in flight per thread before the first store.
+    constexpr int kUnroll = 4;
+    const int chunks = L / kVectorElements;
+    const int items = kTokensPerBlock * chunks;
+    for (int base = threadIdx.x; base < items; base += kUnroll * kThreads) {
+      uint4 raw[kUnroll];
+      int64_t in_offset[kUnroll], out_offset[kUnroll];
+      bool live[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int item = base + u * kThreads;
+        const int row = item / chunks;
+        const int j0 = (item - row * chunks) * kVectorElements;
+        const int64_t t = first_token + row;
+        live[u] = item < items && token_live<kGuardTail>(a, t);
+        in_offset[u] = row_offset(a.ql_nope, t, head) + j0;
+        out_offset[u] = row_offset(a.query_out, t, head) + j0;
+        if (live[u]) raw[u] = load_raw16(static_cast<const uint16_t*>(a.ql_nope.data) + in_offset[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (!live[u]) continue;
+        if (fp8) {
+          const uint32_t words[4] = {raw[u].x, raw[u].y, raw[u].z, raw[u].w};
+          float v[8];
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            v[2 * i] = divide(__uint_as_float(words[i] << 16), q_scale);
+            v[2 * i + 1] = divide(__uint_as_float(words[i] & 0xFFFF0000u), q_scale);
+          }
+          store_e4m3x8(static_cast<uint8_t*>(a.query_out.data) + out_offset[u], v);
+        } else {
+          store_raw16(static_cast<uint16_t*>(a.query_out.data) + out_offset[u], raw[u]);
+        }
+      }
+    }
+    return;
+  }
+  for (int item = threadIdx.x; item < kTokensPerBlock * L; item += kThreads) {
+    const int row = item / L;
+    const int j = item - row * L;
+    const int64_t t = first_token + row;
+    if (!token_live<kGuardTail>(a, t)) continue;
+    const uint16_t bits = __ldg(input_row<uint16_t>(a.ql_nope, t, head) + j);
+    const int64_t out = row_offset(a.query_out, t, head) + j;
+    if (fp8) {
+      store_e4m3(static_cast<uint8_t*>(a.query_out.data) + out, divide(f32_from_bf16(bits), q_scale));
+    } else {
+      static_cast<uint16_t*>(a.query_out.data)[out] = bits;
+    }
+  }
+}
+
+}  // namespace qcheck::cuda::blocked

@@ -1,0 +1,114 @@
+// The device-side numeric building blocks of the fused_q kernels, one
+// function per rule of the scalar spec (reference/conversions.h, ue8m0.h,
+// rope.h) under profile `qcheck` (reference/profile.h: qcheck_profile()).
+// Both kernels and the device conversion tests (tests/gpu/) call exactly
+// these functions, so the 2^32 sweeps check what the kernels compute.
+//
+// Every rounding is pinned with an intrinsic (__fmul_rn, __fmaf_rn, __fdiv_rn)
+// so nvcc can neither contract nor reassociate, and the build uses neither
+// --use_fast_math nor -ftz=true: subnormals are kept as the spec keeps them.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cstdint>
+
+namespace qcheck::cuda::device {
+
+// f32 <- bf16 is exact: the 16 bits become the top half (conversions.h).
+__device__ __forceinline__ float f32_from_bf16(uint16_t bits) {
+  return __uint_as_float(static_cast<uint32_t>(bits) << 16);
+}
+
+// bf16 <- f32, round to nearest even. __float2bfloat16_rn is PTX
+// cvt.rn.bf16.f32 on sm_80+, which on the H200 turns every NaN into 0x7FFF
+// (SEMANTICS.md), the profile's Bf16Nan::k7FFF.
+__device__ __forceinline__ uint16_t bf16_from_f32(float value) {
+  return __bfloat16_as_ushort(__float2bfloat16_rn(value));
+}
+
+// Two e4m3 codes from one PTX cvt.rn.satfinite.e4m3x2.f32: RNE, overflow and
+// +-Inf saturate to +-448 (0x7E / 0xFE), every NaN -> 0x7F. The PTX ISA puts
+// the FIRST source operand in the UPPER byte, so `high` is passed first.
+__device__ __forceinline__ uint16_t e4m3x2_from_f32(float high, float low) {
+  uint16_t codes;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(codes) : "f"(high), "f"(low));
+  return codes;
+}
+
+// Four e4m3 codes packed little-endian (element 0 in the lowest byte), the
+// byte order of four consecutive fp8 elements in memory.
+__device__ __forceinline__ uint32_t e4m3x4_from_f32(float v0, float v1, float v2, float v3) {
+  const uint32_t low = e4m3x2_from_f32(v1, v0);
+  const uint32_t high = e4m3x2_from_f32(v3, v2);
+  return low | (high << 16);
+}
+
+// One RoPE term r = a*c + b*s under Contraction::kFuseCos (profile qcheck):
+// the product with sin is rounded first, the product with cos is fused:
+// fma(a, c, RN(b*s)). The sign of the formula is already folded into b
+// (reference/rope.h), so for r1 = x1*c - x2*s the caller passes b = -x2;
+// RN((-x2)*s) == -RN(x2*s) because rounding to nearest is symmetric.
+__device__ __forceinline__ float rope_term(float a, float c, float b, float s) {
+  return __fmaf_rn(a, c, __fmul_rn(b, s));
+}
+
+// Running amax that ignores NaN lanes: fmaxf is IEEE maxNum, which returns
+// the other operand when one is NaN (reference/ue8m0.h row_amax).
+__device__ __forceinline__ float amax_step(float amax, float value) {
+  return fmaxf(amax, fabsf(value));
+}
+
+// The UE8M0 scale from a row's amax (reference/ue8m0.h, rule kExactBits with
+// floor kAmax1e4): amax = maxNum(amax, 1e-4f) (NaN -> 1e-4, -Inf -> 1e-4),
+// s0 = RN(amax / 448) by IEEE division, then the smallest power of two >= s0
+// by bits: adding 0x7FFFFF carries into the exponent exactly when the
+// mantissa is non-zero. +Inf stays +Inf (a row holding an Inf).
+__device__ __forceinline__ float ue8m0_scale_from_amax(float amax) {
+  const float floored = fmaxf(amax, 1e-4f);
+  const float s0 = __fdiv_rn(floored, 448.0f);
+  const uint32_t bits = __float_as_uint(s0);
+  if (bits >= 0x7F800000u) return s0;
+  return __uint_as_float((bits + 0x7FFFFFu) & 0x7F800000u);
+}
+
+// The exact reciprocal of a power-of-two (or +Inf) scale. For scale = 2^e,
+// 1/scale = 2^-e is representable (e lies in [-22, 120] for the UE8M0 scale;
+// [-126, 127] for a power-of-two q_scale, whose reciprocal 2^-127 is a
+// subnormal that is still exact), so x * (1/scale) and x / scale are the same
+// real number and round to the same fp32, subnormal results included. For
+// scale = +Inf the reciprocal is +0: finite x -> +-0 and +-Inf -> NaN, exactly
+// as x / Inf gives. This lets a row divide with one multiply per element.
+__device__ __forceinline__ float exact_reciprocal_of_pow2(float scale) {
+  return __fdiv_rn(1.0f, scale);
+}
+
+// The divisor of one quantization, in the form the kernels apply it:
+// `power_of_two` is true when `divisor` is a power of two or +Inf (then the
+// element is multiplied by the exact reciprocal), else the element is
+// divided with IEEE division (q_scale = 0.37 on vLLM's test, for example).
+struct Divisor {
+  float divisor;
+  float reciprocal;
+  bool power_of_two;
+};
+
+__device__ __forceinline__ Divisor make_divisor(float divisor) {
+  const uint32_t bits = __float_as_uint(divisor);
+  const bool power_of_two = (bits & 0x007FFFFFu) == 0u && (bits >> 23) != 0u;
+  return Divisor{divisor, power_of_two ? exact_reciprocal_of_pow2(divisor) : 0.0f, power_of_two};
+}
+
+// RN(x / divisor): the quotient every e4m3 code is taken of
+// (reference/row_ops.h quantize_row: e4m3(RN(in / divisor))).
+__device__ __forceinline__ float divide(float x, const Divisor& d) {
+  return d.power_of_two ? __fmul_rn(x, d.reciprocal) : __fdiv_rn(x, d.divisor);
+}
+
+// The indexer weight: ((w * scale) * softmax_scale) * head_scale, three fp32
+// roundings in that order (SEMANTICS.md task 2; WeightsOrder::kScaleSoftmaxHead).
+__device__ __forceinline__ float indexer_weight(float w, float scale, float softmax_scale,
+                                                float head_scale) {
+  return __fmul_rn(__fmul_rn(__fmul_rn(w, scale), softmax_scale), head_scale);
+}
+
+}  // namespace qcheck::cuda::device

@@ -1,0 +1,54 @@
+// launch_fused_q: validation, the derived params and the choice of kernel.
+#include "kernels/fused_q_launch.h"
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/kernel_launchers.h"
+#include "kernels/kernel_params.h"
+
+namespace qcheck::cuda {
+
+const char* name_of(KernelDesign design) {
+  switch (design) {
+    case KernelDesign::kLegacy: return "legacy";
+    case KernelDesign::kBlocked: return "blocked";
+  }
+  return "?";
+}
+
+const char* name_of(PlantedBug bug) {
+  switch (bug) {
+    case PlantedBug::kNone: return "none";
+    case PlantedBug::kMissingTailGuard: return "missing-tail-guard";
+  }
+  return "?";
+}
+
+std::string launch_error(const char* kernel_name) {
+  const cudaError_t error = cudaGetLastError();
+  if (error == cudaSuccess) return "";
+  return std::string(kernel_name) + " launch failed: " + cudaGetErrorName(error) + ": " +
+         cudaGetErrorString(error);
+}
+
+std::string launch_fused_q(KernelDesign design, const FusedQArgs& args, void* stream,
+                           const LaunchOptions& options) {
+  if (design != KernelDesign::kLegacy && design != KernelDesign::kBlocked) {
+    return "design is not one of legacy, blocked";
+  }
+  if (options.planted_bug != PlantedBug::kNone && options.planted_bug != PlantedBug::kMissingTailGuard) {
+    return "planted_bug is not one of none, missing-tail-guard";
+  }
+  if (options.planted_bug == PlantedBug::kMissingTailGuard && design != KernelDesign::kBlocked) {
+    return "planted_bug missing-tail-guard exists only in the blocked kernel (legacy has no token blocks)";
+  }
+  std::string error = validate_fused_q_args(args);
+  if (!error.empty()) return error;
+  if (args.num_tokens == 0) return "";  // a valid no-op: no launch, no CUDA call
+  const KernelParams params = make_kernel_params(args);
+  if (design == KernelDesign::kLegacy) return launch_legacy_kernel(params, stream);
+  return launch_blocked_kernel(params, stream,
+                               options.planted_bug != PlantedBug::kMissingTailGuard);
+}
+
+}  // namespace qcheck::cuda

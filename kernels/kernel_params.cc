@@ -1,0 +1,96 @@
+#include "kernels/kernel_params.h"
+
+#include <cstring>
+
+namespace qcheck::cuda {
+namespace {
+
+float float_of(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+// True when a [T, heads, width] view can be read or written in vectors of
+// `elements` elements of `element_bytes` bytes: the base address is aligned
+// to the vector size and both strides keep every row start aligned.
+bool view_allows_vectors(const void* data, int64_t token_stride, int64_t head_stride,
+                         int element_bytes, int elements) {
+  const uint64_t vector_bytes = static_cast<uint64_t>(element_bytes) * elements;
+  return reinterpret_cast<uintptr_t>(data) % vector_bytes == 0 && token_stride % elements == 0 &&
+         head_stride % elements == 0;
+}
+
+// Four consecutive cos (and four sin) values at any index that is a
+// multiple of 4: base aligned to 4 elements, rows and the sin half too.
+bool cache_allows_vectors(const CacheView& cache, int64_t rope_dim) {
+  const int element_bytes = cache.dtype == FloatType::kF32 ? 4 : 2;
+  const uint64_t vector_bytes = static_cast<uint64_t>(element_bytes) * kCacheVectorElements;
+  return reinterpret_cast<uintptr_t>(cache.data) % vector_bytes == 0 &&
+         cache.row_stride % kCacheVectorElements == 0 && (rope_dim / 2) % kCacheVectorElements == 0;
+}
+
+// Whole cos/sin rows copied 16 bytes at a time: the base, every row start
+// and the row length (R elements) are multiples of 16 bytes.
+bool cache_rows_stageable(const CacheView& cache, int64_t rope_dim) {
+  const int64_t element_bytes = cache.dtype == FloatType::kF32 ? 4 : 2;
+  return reinterpret_cast<uintptr_t>(cache.data) % 16 == 0 &&
+         (cache.row_stride * element_bytes) % 16 == 0 && (rope_dim * element_bytes) % 16 == 0;
+}
+
+}  // namespace
+
+KernelParams make_kernel_params(const FusedQArgs& a) {
+  KernelParams p;
+  p.args = a;
+  const int64_t R = a.rope_dim;
+  const bool fp8 = a.query_path == QueryPath::kFp8Packed;
+  const int out_bytes = fp8 ? 1 : 2;
+
+  if (fp8) {
+    p.nope_task = KernelParams::NopeTask::kQuantizeFp8;
+  } else if (a.query_path == QueryPath::kBf16Packed && !ql_nope_aliases_query_out(a)) {
+    p.nope_task = KernelParams::NopeTask::kCopyBf16;
+  }
+
+  const bool out_vectors = view_allows_vectors(a.query_out.data, a.query_out.token_stride,
+                                               a.query_out.head_stride, out_bytes, kVectorElements);
+  // A chunk of 8 holds 4 whole interleaved pairs when R is a multiple of 8.
+  p.mqa_vectors = R % kVectorElements == 0 && out_vectors &&
+                  view_allows_vectors(a.q_pe.data, a.q_pe.token_stride, a.q_pe.head_stride, 2,
+                                      kVectorElements);
+  p.nope_vectors = p.nope_task != KernelParams::NopeTask::kNone && out_vectors &&
+                   view_allows_vectors(a.ql_nope.data, a.ql_nope.token_stride,
+                                       a.ql_nope.head_stride, 2, kVectorElements);
+  p.mqa_cache_vectors = cache_allows_vectors(a.mqa_cache, R);
+  p.mqa_cache_last_row = a.mqa_cache.rows - 1;
+  p.mqa_staged = p.mqa_vectors && R <= 64 && cache_rows_stageable(a.mqa_cache, R);
+
+  if (a.has_indexer) {
+    // A chunk must not straddle the RoPE boundary R, and with NeoX its
+    // partner chunk (j +- R/2) must start on a chunk boundary too.
+    const int64_t rope_granule = a.indexer_rope == RopeStyle::kNeox ? 2 * kVectorElements
+                                                                     : kVectorElements;
+    p.indexer_vectors =
+        R % rope_granule == 0 &&
+        view_allows_vectors(a.index_q.data, a.index_q.token_stride, a.index_q.head_stride, 2,
+                            kVectorElements) &&
+        view_allows_vectors(a.index_q_fp8.data, a.index_q_fp8.token_stride,
+                            a.index_q_fp8.head_stride, 1, kVectorElements);
+    p.indexer_cache_vectors = cache_allows_vectors(a.indexer_cache, R);
+    p.indexer_cache_last_row = a.indexer_cache.rows - 1;
+    p.indexer_staged = p.indexer_vectors && R <= 64 && a.index_dim <= 128 &&
+                       cache_rows_stageable(a.indexer_cache, R);
+  }
+
+  p.q_scale = float_of(a.q_scale_bits);
+  p.softmax_scale = float_of(a.softmax_scale_bits);
+  p.head_scale = float_of(a.head_scale_bits);
+
+  p.indexer_task_begin = a.mqa_heads;
+  p.nope_task_begin = p.indexer_task_begin + (a.has_indexer ? a.indexer_heads : 0);
+  p.task_count = p.nope_task_begin + (p.nope_task != KernelParams::NopeTask::kNone ? a.mqa_heads : 0);
+  return p;
+}
+
+}  // namespace qcheck::cuda

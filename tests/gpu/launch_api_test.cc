@@ -1,0 +1,165 @@
+// The host side of qcheck::cuda::launch_fused_q: invalid args are refused
+// with the validator's one-line message before anything is launched, and
+// T = 0 is a no-op. None of this touches a GPU (the pointers are never
+// dereferenced on the host), so it runs on CI machines without one.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/fused_q_launch.h"
+#include "reference/fused_q_args.h"
+
+namespace qcheck::cuda {
+namespace {
+
+// A valid launch over fake, non-overlapping addresses (never dereferenced:
+// every test here is refused or is T = 0 before any CUDA call).
+struct FakeLaunch {
+  static constexpr int64_t T = 5, H = 3, NI = 2, D = 128, R = 64, L = 512;
+  std::vector<char> arena = std::vector<char>(size_t(1) << 22);
+  char* next = arena.data();
+  FusedQArgs args;
+
+  char* take(size_t bytes) {
+    char* p = next;
+    next += (bytes + 255) / 256 * 256;
+    return p;
+  }
+
+  explicit FakeLaunch(QueryPath path = QueryPath::kBf16Packed) {
+    FusedQArgs& a = args;
+    a.num_tokens = T, a.mqa_heads = H, a.indexer_heads = NI;
+    a.index_dim = D, a.rope_dim = R, a.nope_dim = L;
+    a.query_path = path;
+    a.positions = reinterpret_cast<const int64_t*>(take(T * 8));
+    a.mqa_cache = CacheView{take(16 * R * 4), FloatType::kF32, 16, R};
+    a.indexer_cache = CacheView{take(16 * R * 4), FloatType::kF32, 16, R};
+    a.q_pe = InputView{take(T * H * R * 2), H * R, R};
+    a.ql_nope = InputView{take(T * H * L * 2), H * L, L};
+    a.index_q = InputView{take(T * NI * D * 2), NI * D, D};
+    a.index_weights = InputView{take(T * NI * 4), NI, 1};
+    const int64_t width = query_out_width(a);
+    a.query_out = OutputView{take(T * H * width * 2), H * width, width};
+    a.index_q_fp8 = OutputView{take(T * NI * D), NI * D, D};
+    a.index_weights_out = OutputView{take(T * NI * 4), NI, 1};
+    a.softmax_scale_bits = default_softmax_scale_bits(D);
+    a.head_scale_bits = default_head_scale_bits(NI);
+  }
+};
+
+void expect_refused(const FusedQArgs& args, const std::string& names) {
+  for (KernelDesign design : {KernelDesign::kLegacy, KernelDesign::kBlocked}) {
+    const std::string message = launch_fused_q(design, args, nullptr);
+    EXPECT_NE(message.find(names), std::string::npos)
+        << name_of(design) << ": expected a message naming '" << names << "', got '" << message << "'";
+    EXPECT_EQ(message, validate_fused_q_args(args)) << "the validator's message, unchanged";
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "one line";
+  }
+}
+
+TEST(LaunchApi, TheFakeLaunchIsValid) {
+  // Guards the tests below: each breaks exactly one thing of a valid launch.
+  EXPECT_EQ(validate_fused_q_args(FakeLaunch().args), "");
+  EXPECT_EQ(validate_fused_q_args(FakeLaunch(QueryPath::kFp8Packed).args), "");
+}
+
+TEST(LaunchApi, NullPointerIsRefusedNamingTheField) {
+  FakeLaunch launch;
+  launch.args.q_pe.data = nullptr;
+  expect_refused(launch.args, "q_pe");
+  FakeLaunch no_weights;
+  no_weights.args.index_weights_out.data = nullptr;
+  expect_refused(no_weights.args, "index_weights_out");
+}
+
+TEST(LaunchApi, OddRopeDimIsRefused) {
+  FakeLaunch launch;
+  launch.args.rope_dim = 63;
+  expect_refused(launch.args, "rope_dim (R)");
+}
+
+TEST(LaunchApi, DimsOutsideTheLimitsAreRefused) {
+  FakeLaunch heads;
+  heads.args.mqa_heads = DimLimits::kMaxHeads + 1;
+  expect_refused(heads.args, "mqa_heads (H)");
+  FakeLaunch index_dim;
+  index_dim.args.index_dim = 120;  // not a multiple of 16
+  expect_refused(index_dim.args, "index_dim (D)");
+}
+
+TEST(LaunchApi, OverlappingOutputsAreRefused) {
+  FakeLaunch launch;
+  launch.args.index_q_fp8.data = launch.args.query_out.data;
+  expect_refused(launch.args, "overlap");
+}
+
+TEST(LaunchApi, InputOverlappingAnOutputOtherThanTheExactAliasIsRefused) {
+  FakeLaunch launch;
+  // q_pe inside query_out: never permitted.
+  launch.args.q_pe.data = launch.args.query_out.data;
+  expect_refused(launch.args, "overlaps output");
+  // ql_nope at query_out's address but with other strides: not the exact alias.
+  FakeLaunch near_alias;
+  near_alias.args.ql_nope.data = near_alias.args.query_out.data;
+  near_alias.args.ql_nope.token_stride = near_alias.args.query_out.token_stride;
+  near_alias.args.ql_nope.head_stride = near_alias.args.query_out.head_stride + 8;
+  expect_refused(near_alias.args, "overlaps output");
+}
+
+TEST(LaunchApi, TheExactAliasIsAccepted) {
+  FakeLaunch launch;
+  launch.args.ql_nope = InputView{launch.args.query_out.data, launch.args.query_out.token_stride,
+                                  launch.args.query_out.head_stride};
+  EXPECT_TRUE(ql_nope_aliases_query_out(launch.args));
+  EXPECT_EQ(validate_fused_q_args(launch.args), "");
+}
+
+TEST(LaunchApi, NonNormalQScaleIsRefusedOnTheFp8Path) {
+  FakeLaunch launch(QueryPath::kFp8Packed);
+  launch.args.q_scale_bits = 0x00000001u;  // a subnormal
+  expect_refused(launch.args, "q_scale");
+}
+
+TEST(LaunchApi, ZeroTokensIsANoOpWithoutAnyCudaCall) {
+  FakeLaunch launch;
+  launch.args.num_tokens = 0;
+  for (KernelDesign design : {KernelDesign::kLegacy, KernelDesign::kBlocked}) {
+    EXPECT_EQ(launch_fused_q(design, launch.args, nullptr), "") << name_of(design);
+  }
+  // Nothing is read at T = 0, so even null tensors are accepted.
+  FusedQArgs empty = launch.args;
+  empty.q_pe.data = nullptr;
+  empty.positions = nullptr;
+  EXPECT_EQ(launch_fused_q(KernelDesign::kBlocked, empty, nullptr), "");
+}
+
+TEST(LaunchApi, TailBugExistsOnlyInTheBlockedKernel) {
+  FakeLaunch launch;
+  launch.args.num_tokens = 0;
+  LaunchOptions options;
+  options.planted_bug = PlantedBug::kMissingTailGuard;
+  EXPECT_EQ(launch_fused_q(KernelDesign::kBlocked, launch.args, nullptr, options), "");
+  const std::string message = launch_fused_q(KernelDesign::kLegacy, launch.args, nullptr, options);
+  EXPECT_NE(message.find("planted_bug"), std::string::npos) << message;
+}
+
+TEST(LaunchApi, ValidLaunchWithoutADeviceReturnsTheCudaErrorAsOneLine) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) {
+    GTEST_SKIP() << "a CUDA device is present: this test needs a machine without one (the fake "
+                    "host pointers must not reach a kernel)";
+  }
+  FakeLaunch launch;
+  for (KernelDesign design : {KernelDesign::kLegacy, KernelDesign::kBlocked}) {
+    const std::string message = launch_fused_q(design, launch.args, nullptr);
+    EXPECT_EQ(message.rfind(std::string("cuda-") + name_of(design) + " launch failed: ", 0), 0u)
+        << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace qcheck::cuda

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Builds the GPU bundle: one folder that runs the whole GPU gate on a CUDA
+# host without the toolchain (GPU.md): a plain Release build with CUDA (g++,
+# sm_90 machine code only: the H200 needs no PTX, and leaving it out halves
+# the kernels' share of every binary) in build-bundle, then OUTDIR with
+#   tests/      every test binary whose ctest tests carry the gpu, cpu or corpus
+#               label (found in the build tree through ctest's JSON listing,
+#               plus any executable named *_test under tests/), stripped, and
+#               tests/manifest.tsv: binary <TAB> labels
+#   bin/        every qcheck-* tool, stripped
+#   lib/        the shared libraries the binaries need beyond the base system
+#               (libhwy.so.1 and friends); binaries find them through an
+#               $ORIGIN/../lib rpath and the runner's LD_LIBRARY_PATH
+#   corpus/     the repository's corpus folder
+#   run_gpu_gate.sh LOGDIR   the gate (see that script)
+# usage: tools/gpu_bundle/make_bundle.sh [OUTDIR]   (default: <repo>/bundle)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=${1:-$repo/bundle}
+build=$repo/build-bundle
+jobs=${QCHECK_BUNDLE_JOBS:-2}
+
+say() { printf 'make_bundle: %s\n' "$*"; }
+
+command -v python3 >/dev/null || { say "python3 is needed to read ctest's JSON listing"; exit 2; }
+
+mkdir -p "$build"
+say "configuring $build (Release, CUDA on, g++)"
+cmake -S "$repo" -B "$build" \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+  -DQCHECK_CUDA=ON -DQCHECK_FUZZ=OFF -DQCHECK_SANITIZE=OFF -DQCHECK_EXHAUSTIVE=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90-real \
+  '-DCMAKE_BUILD_RPATH=$ORIGIN/../lib' >"$build/qcheck-configure.log" 2>&1 ||
+  { cat "$build/qcheck-configure.log"; exit 1; }
+say "building with -j$jobs"
+cmake --build "$build" -j "$jobs" >"$build/qcheck-build.log" 2>&1 || { tail -50 "$build/qcheck-build.log"; exit 1; }
+
+rm -rf "$out"
+mkdir -p "$out/tests" "$out/bin" "$out/lib"
+
+# Test binaries and their labels, from ctest's own listing of the build tree.
+(cd "$build" && ctest --show-only=json-v1) | python3 -c '
+import json, os, sys
+build, wanted = sys.argv[1], {"gpu", "cpu", "corpus"}
+labels = {}
+for test in json.load(sys.stdin).get("tests", []):
+    command = test.get("command") or []
+    if not command:
+        continue
+    exe = command[0]
+    props = {p["name"]: p["value"] for p in test.get("properties", [])}
+    tags = set(props.get("LABELS", []))
+    if tags & wanted and exe.startswith(build) and os.access(exe, os.X_OK):
+        labels.setdefault(exe, set()).update(tags & wanted)
+for exe, tags in sorted(labels.items()):
+    print(exe + "\t" + ",".join(sorted(tags)))
+' "$build" >"$build/bundle-tests.tsv"
+
+# The naming convention catches test binaries ctest does not list (yet).
+while IFS= read -r exe; do
+  grep -qF "$exe	" "$build/bundle-tests.tsv" || printf '%s\t%s\n' "$exe" "unlabelled" >>"$build/bundle-tests.tsv"
+done < <(find "$build/tests" -type f -perm -u+x -name '*_test' | sort)
+
+: >"$out/tests/manifest.tsv"
+while IFS=$'\t' read -r exe tags; do
+  name=$(basename "$exe")
+  if [[ -e "$out/tests/$name" ]]; then say "two test binaries are named $name"; exit 1; fi
+  cp "$exe" "$out/tests/$name"
+  printf '%s\t%s\n' "$name" "$tags" >>"$out/tests/manifest.tsv"
+done <"$build/bundle-tests.tsv"
+
+find "$build" -type f -perm -u+x -name 'qcheck-*' ! -path '*/CMakeFiles/*' -exec cp {} "$out/bin/" \;
+
+# Shared libraries beyond glibc, libstdc++ and libgcc (present on any host).
+base='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.'
+for binary in "$out"/tests/* "$out"/bin/*; do
+  [[ -x "$binary" && ! -d "$binary" ]] || continue
+  ldd "$binary" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r soname path; do
+  [[ "$soname" =~ $base ]] && continue
+  cp -L "$path" "$out/lib/$soname"
+done
+
+strip --strip-unneeded "$out"/tests/* "$out"/bin/* 2>/dev/null || true
+find "$out/tests" -name manifest.tsv -prune -o -type f -exec chmod +x {} \;
+
+if [[ -d "$repo/corpus" ]]; then cp -r "$repo/corpus" "$out/corpus"; else mkdir -p "$out/corpus"; fi
+cp "$repo/tools/gpu_bundle/run_gpu_gate.sh" "$out/run_gpu_gate.sh"
+chmod +x "$out/run_gpu_gate.sh"
+{
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "host: $(uname -sr), $(ldd --version | head -1)"
+  echo "compilers: $(g++ --version | head -1); $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | tail -1 || true)"
+} >"$out/build-info.txt"
+
+size=$(du -sb "$out" | cut -f1)
+say "bundle $out: $(wc -l <"$out/tests/manifest.tsv") test binaries, $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
+if ((size > 48 * 1024 * 1024)); then say "bundle is larger than 48 MiB (limit: well under 64 MiB)"; exit 1; fi
+say "run on the GPU host: $out/run_gpu_gate.sh LOGDIR"

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The GPU gate, run from inside a bundle made by make_bundle.sh:
+#   1. nvidia-smi
+#   2. every test binary of tests/manifest.tsv, called directly (the ctest
+#      files of the build tree hold absolute build paths), with its pass /
+#      fail / skip counts
+#   3. compute-sanitizer memcheck, racecheck, initcheck and synccheck over the
+#      gpu-labelled binaries with QCHECK_SMALL=1 (the tests then use small
+#      shapes and sampled sweeps)
+#   4. qcheck-bench (QCHECK_BENCH_ARGS, default none; "--quick" for a short run)
+# Every log goes to LOGDIR; the summary table goes to stdout and
+# LOGDIR/summary.txt. Exit status 0 only when every step passed.
+# Env: QCHECK_GATE_SKIP="sanitizers bench" skips steps; QCHECK_TEST_TIMEOUT
+# (seconds per test binary, default 1800).
+# usage: run_gpu_gate.sh LOGDIR
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 LOGDIR" >&2
+  exit 2
+fi
+logdir=$1
+mkdir -p "$logdir" || exit 2
+logdir=$(cd "$logdir" && pwd)
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export QCHECK_CORPUS_DIR="$here/corpus"
+export PATH="$here/bin:$PATH"
+export QCHECK_REPLAY="$here/bin/qcheck-replay"
+skip=" ${QCHECK_GATE_SKIP:-} "
+test_timeout=${QCHECK_TEST_TIMEOUT:-1800}
+
+rows=()
+failures=0
+record() {  # step, result (PASS/FAIL/SKIP), detail
+  rows+=("$(printf '%-48s %-5s %s' "$1" "$2" "$3")")
+  [[ "$2" == FAIL ]] && failures=$((failures + 1))
+  printf '%-48s %-5s %s\n' "$1" "$2" "$3"
+}
+
+# gtest's summary lines: "[  PASSED  ] 12 tests." and so on.
+count() { sed -n "s/^\[  $1 *\] \([0-9][0-9]*\) tests\{0,1\}[,.].*/\1/p" "$2" | head -1; }
+
+echo "== qcheck GPU gate: $here -> $logdir"
+cat "$here/build-info.txt" 2>/dev/null
+
+# 1. The device.
+if nvidia-smi >"$logdir/nvidia-smi.log" 2>&1; then
+  record "nvidia-smi" PASS "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  cat "$logdir/nvidia-smi.log"
+else
+  record "nvidia-smi" FAIL "see nvidia-smi.log"
+fi
+
+# 2. Every test binary.
+gpu_binaries=()
+while IFS=$'\t' read -r name labels; do
+  [[ -n "$name" ]] || continue
+  [[ ",$labels," == *,gpu,* ]] && gpu_binaries+=("$name")
+  log="$logdir/test-$name.log"
+  start=$(date +%s)
+  timeout "$test_timeout" "$here/tests/$name" --gtest_color=no </dev/null >"$log" 2>&1
+  rc=$?
+  seconds=$(($(date +%s) - start))
+  passed=$(count PASSED "$log"); failed=$(count FAILED "$log"); skipped=$(count SKIPPED "$log")
+  detail="passed ${passed:-0}, failed ${failed:-0}, skipped ${skipped:-0}, ${seconds}s [$labels]"
+  if [[ ",$labels," == *,gpu,* && "${passed:-0}" == 0 && "${skipped:-0}" != 0 ]]; then
+    record "test $name" FAIL "$detail: every test skipped on the GPU host"
+  elif [[ $rc -eq 0 && -n "$passed$skipped" ]]; then
+    record "test $name" PASS "$detail"
+  else
+    record "test $name" FAIL "$detail, exit $rc"
+  fi
+done <"$here/tests/manifest.tsv"
+
+# 3. compute-sanitizer over the small-shape subset of the gpu binaries.
+if [[ "$skip" == *" sanitizers "* ]]; then
+  record "compute-sanitizer" SKIP "QCHECK_GATE_SKIP"
+elif ! command -v compute-sanitizer >/dev/null; then
+  record "compute-sanitizer" FAIL "compute-sanitizer is not on PATH"
+else
+  for tool in memcheck racecheck initcheck synccheck; do
+    for name in "${gpu_binaries[@]}"; do
+      log="$logdir/sanitizer-$tool-$name.log"
+      extra=()
+      [[ $tool == memcheck ]] && extra=(--leak-check full)
+      QCHECK_SMALL=1 timeout "$test_timeout" compute-sanitizer --tool "$tool" "${extra[@]}" \
+        --error-exitcode 99 "$here/tests/$name" --gtest_color=no </dev/null >"$log" 2>&1
+      rc=$?
+      summary=$(grep -a 'ERROR SUMMARY' "$log" | tail -1 | sed 's/^========= //')
+      if [[ $rc -eq 0 ]]; then
+        record "$tool $name" PASS "${summary:-no summary line}"
+      else
+        record "$tool $name" FAIL "${summary:-no summary line}, exit $rc"
+      fi
+    done
+  done
+fi
+
+# 4. The benchmark.
+if [[ "$skip" == *" bench "* ]]; then
+  record "qcheck-bench" SKIP "QCHECK_GATE_SKIP"
+elif [[ -x "$here/bin/qcheck-bench" ]]; then
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  if "$here/bin/qcheck-bench" ${QCHECK_BENCH_ARGS:-} >"$logdir/bench.log" 2>&1; then
+    record "qcheck-bench ${QCHECK_BENCH_ARGS:-}" PASS "$(($(date +%s) - start))s, see bench.log"
+  else
+    record "qcheck-bench ${QCHECK_BENCH_ARGS:-}" FAIL "see bench.log"
+  fi
+else
+  record "qcheck-bench" FAIL "bin/qcheck-bench missing from the bundle"
+fi
+
+{
+  echo
+  echo "== summary ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
+  printf '%s\n' "${rows[@]}"
+  echo "== $failures step(s) failed"
+} | tee "$logdir/summary.txt"
+[[ $failures -eq 0 ]]
