@@ -1,17 +1,22 @@
-// The correct CPU model (and its harmless twin) against the oracle, byte for
-// byte, over a covering grid of launches; its variant list; its validation.
+// The correct CPU model (and its harmless twin) through the harness: every
+// case of the model grid and of the real/edge dims passes the verdict (every
+// output bit against the oracle on its scalar rows; sentinels, padding,
+// inputs and the two poison runs checked too). Also the variant list and its
+// registration as backends.
+//
+// tests/harness already runs the real backends (cpu-model included) over its
+// one-change-at-a-time grid against the SIMD oracle; this grid is the full
+// product of the axes the blocked decomposition depends on.
 #include <gtest/gtest.h>
 
-#include <iostream>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "fuzz/backend.h"
 #include "fuzz/cpu_model.h"
-#include "reference/fused_q_oracle.h"
-#include "reference/profile.h"
-#include "reference/row_ops.h"
-#include "tests/fuzz/launch_tensors.h"
-#include "tests/fuzz/model_vs_oracle.h"
+#include "fuzz/verdict.h"
+#include "tests/fuzz/model_cases.h"
 
 namespace qcheck::test {
 namespace {
@@ -28,126 +33,109 @@ TEST(CpuModelVariants, CorrectModelFirstThenEveryVariantOnceWithUniqueNames) {
     EXPECT_TRUE(bugs.insert(static_cast<int>(info.bug)).second) << info.backend_suffix;
     EXPECT_TRUE(suffixes.insert(info.backend_suffix).second) << info.backend_suffix;
     EXPECT_NE(std::string(info.description), "");
-    const std::string suffix = info.backend_suffix;
     if (info.bug == PlantedCpuBug::kNone) continue;
+    const std::string suffix = info.backend_suffix;
     EXPECT_NE(suffix, "");
     // Planted bugs are named "bug-..."; harmless twins are not.
     EXPECT_EQ(suffix.rfind("bug-", 0) == 0, info.is_a_bug) << suffix;
   }
   // Every enumerator from kNone to kUnitWeightsColumn is listed.
   EXPECT_EQ(list.size(), static_cast<size_t>(PlantedCpuBug::kUnitWeightsColumn) + 1);
-  for (const PlantedCpuBugInfo& info : list) {
-    if (info.bug == PlantedCpuBug::kCopyWhenAliased) {
-      EXPECT_FALSE(info.is_a_bug);
-    }
-  }
+  EXPECT_EQ(suffixes.count("copy-when-aliased"), 1u);
 }
 
-// The model gives the oracle's bytes on every launch of the grid: every
-// buffer, inputs and view padding included, is compared.
-void expect_same_as_oracle(const std::vector<LaunchSpec>& launches, PlantedCpuBug bug) {
-  int checked = 0;
-  for (const LaunchSpec& spec : launches) {
-    const ModelVsOracle r = run_model_and_oracle(spec, bug);
-    ASSERT_EQ(r.oracle_error, "") << spec.describe();
-    EXPECT_EQ(r.model_error, "") << spec.describe();
-    EXPECT_TRUE(r.differing.empty()) << spec.describe() << "\n  " << r.detail;
-    if (!r.differing.empty()) return;  // one full report is enough
-    ++checked;
-  }
-  std::cout << "[ info     ] " << checked << " launches identical to the oracle\n";
-  EXPECT_GT(checked, 0);
-}
-
-TEST(CpuModel, CorrectModelMatchesOracleOnCoveringGrid) {
-  const auto grid = covering_grid();
-  EXPECT_EQ(grid.size(), 5u * 4 * 3 * 4 * 3 * 2);
-  expect_same_as_oracle(grid, PlantedCpuBug::kNone);
-}
-
-TEST(CpuModel, CorrectModelMatchesOracleOnRealAndEdgeShapes) {
-  expect_same_as_oracle(shape_launches(), PlantedCpuBug::kNone);
-}
-
-TEST(CpuModel, HarmlessTwinMatchesOracleOnCoveringGridAndShapes) {
-  expect_same_as_oracle(covering_grid(), PlantedCpuBug::kCopyWhenAliased);
-  expect_same_as_oracle(shape_launches(), PlantedCpuBug::kCopyWhenAliased);
-}
-
-// Rows aimed at the UE8M0 scale band (and at exact powers of two): the
-// correct model still matches the oracle's exact ceiling.
-TEST(CpuModel, CorrectModelMatchesOracleOnScaleBandRows) {
-  std::vector<LaunchSpec> launches;
-  for (ValueRecipe recipe : {ValueRecipe::kScaleBand, ValueRecipe::kScalePow2}) {
-    for (RopeStyle style : {RopeStyle::kNeox, RopeStyle::kInterleaved}) {
-      for (FloatType weights : {FloatType::kF32, FloatType::kBf16}) {
-        LaunchSpec s;
-        s.recipe = recipe;
-        s.indexer_rope = style;
-        s.weights_in = weights;
-        s.weights_out = weights;
-        s.indexer_heads = 5;
-        s.seed = launches.size() + 500;
-        launches.push_back(s);
-      }
-    }
-  }
-  expect_same_as_oracle(launches, PlantedCpuBug::kNone);
-}
-
-TEST(CpuModel, ZeroTokensIsANoOpForEveryVariant) {
-  LaunchSpec spec;
-  spec.tokens = 0;
+// Each variant is a backend "cpu-model[-suffix]" whose planted_bug flag is
+// the variant's is_a_bug, so the verdict tools expect the right outcome.
+TEST(CpuModelVariants, EveryVariantIsARegisteredBackend) {
+  int model_backends = 0;
+  for (const Backend& b : backends()) model_backends += b.name.rfind("cpu-model", 0) == 0;
+  EXPECT_EQ(model_backends, static_cast<int>(planted_cpu_bugs().size()));
   for (const PlantedCpuBugInfo& info : planted_cpu_bugs()) {
-    LaunchTensors untouched(spec);
-    LaunchTensors run(spec);
-    EXPECT_EQ(run_blocked_model(run.args(), info.bug), "") << info.backend_suffix;
-    EXPECT_EQ(compare_buffers(untouched, run), "") << info.backend_suffix;
+    const Backend* b = find_backend(model_backend_name(info.backend_suffix));
+    ASSERT_NE(b, nullptr) << model_backend_name(info.backend_suffix);
+    EXPECT_EQ(b->planted_bug, info.is_a_bug) << b->name;
+    EXPECT_EQ(b->domain(model_base_case()), "") << b->name;
   }
 }
 
-// Each invalid launch is refused by every variant with the oracle's message
-// (naming the field and the limit), before anything is written.
-TEST(CpuModel, RefusesInvalidLaunchesWithTheOracleMessage) {
-  struct Breakage {
-    const char* what;
-    void (*apply)(FusedQArgs&);
-  };
-  const Breakage breakages[] = {
-      {"position outside the cache", [](FusedQArgs& a) { a.mqa_cache.rows = 1; }},
-      {"odd rope_dim", [](FusedQArgs& a) { a.rope_dim = 15; }},
-      {"negative num_tokens", [](FusedQArgs& a) { a.num_tokens = -1; }},
-      {"null q_pe", [](FusedQArgs& a) { a.q_pe.data = nullptr; }},
-      {"q_scale zero on fp8", [](FusedQArgs& a) { a.q_scale_bits = 0; }},
-      {"outputs overlap", [](FusedQArgs& a) { a.index_q_fp8.data = a.query_out.data; }},
-      {"input overlaps output", [](FusedQArgs& a) { a.q_pe.data = a.query_out.data; }},
-      {"ql_nope overlaps with other strides",
-       [](FusedQArgs& a) {
-         a.ql_nope = {a.query_out.data, a.query_out.token_stride, a.query_out.head_stride + 1};
-       }},
-      {"query_out overlaps itself", [](FusedQArgs& a) { a.query_out.head_stride = 1; }},
-  };
-  for (QueryPath path : {QueryPath::kFp8Packed, QueryPath::kBf16Packed}) {
-    LaunchSpec spec;
-    spec.path = path;
-    for (const Breakage& breakage : breakages) {
-      LaunchTensors reference_set(spec);
-      breakage.apply(reference_set.args());
-      const std::string oracle_error =
-          run_fused_q_oracle(reference_set.args(), qcheck_profile(), scalar_row_ops());
-      if (path != QueryPath::kFp8Packed && std::string(breakage.what) == "q_scale zero on fp8") {
-        EXPECT_EQ(oracle_error, "");  // q_scale is not read off the fp8 path
-        continue;
-      }
-      ASSERT_NE(oracle_error, "") << breakage.what;
-      for (const PlantedCpuBugInfo& info : planted_cpu_bugs()) {
-        LaunchTensors untouched(spec);
-        LaunchTensors run(spec);
-        breakage.apply(run.args());
-        EXPECT_EQ(run_blocked_model(run.args(), info.bug), oracle_error)
-            << breakage.what << ", variant " << info.backend_suffix;
-        EXPECT_EQ(compare_buffers(untouched, run), "") << breakage.what;
-      }
+TEST(CpuModelGrid, CoversTheAxesItPromises) {
+  const std::vector<Case> grid = model_grid();
+  EXPECT_EQ(grid.size(), 5u * 4 * 3 * 4 * 3 * 2);
+  std::set<int64_t> tokens;
+  std::set<std::string> seen;
+  for (const Case& c : grid) {
+    ASSERT_EQ(validate_case(c), "") << describe(c);
+    tokens.insert(c.num_tokens);
+    seen.insert(name_of(c.query_path));
+    if (c.alias == AliasMode::kExactFront) seen.insert("alias");
+    seen.insert(c.has_indexer ? name_of(c.indexer_rope) : "no indexer");
+    if (c.mqa_cache_dtype == FloatType::kBf16) seen.insert("bf16 mqa cache");
+    if (c.indexer_cache_dtype == FloatType::kBf16) seen.insert("bf16 indexer cache");
+    if (c.weights_dtype == FloatType::kBf16) seen.insert("bf16 weights in");
+    if (c.weights_out_dtype == FloatType::kBf16) seen.insert("bf16 weights out");
+    if (c.index_q_layout == Layout::kPaddedRows) seen.insert("padded rows");
+    if (c.q_pe_layout == Layout::kWideRowView) seen.insert("wide-row q_pe");
+    if (c.ql_nope_layout == Layout::kHeadMajor) seen.insert("head-major ql_nope");
+    if (c.weights_column_stride > 1) seen.insert("column stride");
+    if (c.q_scale_bits == kQScale037 && c.query_path == QueryPath::kFp8Packed) seen.insert("0.37");
+  }
+  EXPECT_EQ(tokens, (std::set<int64_t>{1, 15, 16, 17, 33}));
+  EXPECT_EQ(seen.size(), 3u + 1 + 3 + 4 + 4 + 1) << ::testing::PrintToString(seen);
+  for (const Case& c : real_and_edge_dims()) EXPECT_EQ(validate_case(c), "") << describe(c);
+}
+
+// Every case passes: one full report for the first failure is enough.
+void expect_passes(const std::string& backend, const std::vector<Case>& cases) {
+  int passed = 0;
+  for (const Case& c : cases) {
+    const Verdict v = verdict_of(backend, c);
+    ASSERT_TRUE(v.passed()) << verdict_text(v, c);
+    ++passed;
+  }
+  EXPECT_EQ(passed, static_cast<int>(cases.size()));
+}
+
+TEST(CpuModel, CorrectModelPassesTheGrid) { expect_passes("cpu-model", model_grid()); }
+
+TEST(CpuModel, CorrectModelPassesRealAndEdgeDims) {
+  expect_passes("cpu-model", real_and_edge_dims());
+}
+
+TEST(CpuModel, HarmlessTwinPassesTheGridAndDims) {
+  expect_passes("cpu-model-copy-when-aliased", model_grid());
+  expect_passes("cpu-model-copy-when-aliased", real_and_edge_dims());
+}
+
+// Rows aimed at the UE8M0 band on every indexer style and weights dtype: the
+// correct model keeps the exact ceiling.
+TEST(CpuModel, CorrectModelPassesScaleBandRows) {
+  std::vector<Case> cases;
+  for (RopeStyle style : {RopeStyle::kNeox, RopeStyle::kInterleaved}) {
+    for (FloatType weights : {FloatType::kF32, FloatType::kBf16}) {
+      cases.push_back(model_case([&](Case& c) {
+        c.values = ValueRecipe::kScaleBand;
+        c.indexer_rope = style;
+        c.weights_dtype = c.weights_out_dtype = weights;
+        c.indexer_heads = 5;
+        c.seed = 500 + cases.size();
+      }));
+    }
+  }
+  expect_passes("cpu-model", cases);
+}
+
+// T = 0: nothing to write, so no variant may touch a byte (the verdict
+// checks every sentinel, padding and poison byte).
+TEST(CpuModel, ZeroTokensPassesForEveryVariant) {
+  for (QueryPath path :
+       {QueryPath::kFp8Packed, QueryPath::kBf16Packed, QueryPath::kBf16Separate}) {
+    const Case c = model_case([&](Case& c) {
+      c.num_tokens = 0;
+      c.query_path = path;
+    });
+    for (const PlantedCpuBugInfo& info : planted_cpu_bugs()) {
+      const Verdict v = verdict_of(model_backend_name(info.backend_suffix), c);
+      EXPECT_TRUE(v.passed()) << verdict_text(v, c);
     }
   }
 }

@@ -1,172 +1,157 @@
-// What each planted bug does to the bytes, element by element, on launches
-// with contiguous layouts (so element offsets are plain index arithmetic):
-// the shape of the damage is what a verdict's classifier has to recognise.
+// What each planted bug does to the bits, read element by element from the
+// verdict's report (every mismatch listed, with its coordinates and both bit
+// patterns): the shape of the damage, beyond its signature. Expected values
+// are the oracle's (from the report); the checks only relate them to the
+// bits the variant wrote.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
 
-#include "fuzz/cpu_model.h"
+#include "fuzz/verdict.h"
+#include "reference/conversions.h"
 #include "reference/float_bits.h"
-#include "reference/fused_q_oracle.h"
-#include "reference/profile.h"
-#include "reference/row_ops.h"
-#include "reference/ue8m0.h"
-#include "tests/fuzz/launch_tensors.h"
+#include "tests/fuzz/model_cases.h"
 
 namespace qcheck::test {
 namespace {
 
-uint16_t u16_at(const TensorBuffer& b, size_t index) {
-  uint16_t v;
-  std::memcpy(&v, &b.bytes[index * 2], 2);
-  return v;
-}
-uint32_t u32_at(const TensorBuffer& b, size_t index) {
-  uint32_t v;
-  std::memcpy(&v, &b.bytes[index * 4], 4);
-  return v;
-}
+using MC = MismatchClass;
 
-// Runs the oracle on one tensor set and the variant on another.
-struct Pair {
-  LaunchTensors expected, got;
-  Pair(const LaunchSpec& spec, PlantedCpuBug bug) : expected(spec), got(spec) {
-    EXPECT_EQ(run_fused_q_oracle(expected.args(), qcheck_profile(), scalar_row_ops()), "");
-    EXPECT_EQ(run_blocked_model(got.args(), bug), "");
-  }
-};
-
-// Truncation instead of round-to-nearest-even: every differing bf16 is one
-// code below the rounded one in magnitude, or a NaN that is not 0x7FFF.
-TEST(PlantedBugDetails, TruncatingBf16IsOneCodeShortOrAnotherNaN) {
-  LaunchSpec spec;
-  spec.path = QueryPath::kBf16Separate;
-  spec.has_indexer = false;
-  Pair run(spec, PlantedCpuBug::kTruncatingBf16);
-  const TensorBuffer& e = run.expected.buffer("query_out");
-  const TensorBuffer& g = run.got.buffer("query_out");
-  int rounded_up = 0;
-  for (size_t i = 0; i < e.bytes.size() / 2; ++i) {
-    const uint16_t want = u16_at(e, i), have = u16_at(g, i);
-    if (want == have) continue;
-    if (want == 0x7FFF) {
-      EXPECT_TRUE((have & 0x7F80) == 0x7F80 && (have & 0x7F) != 0) << "element " << i;
+// Truncation instead of round-to-nearest-even: a differing bf16 is one code
+// nearer zero than the rounded one (same sign), or the NaN's own bits where
+// profile qcheck writes 0x7FFF (SEMANTICS.md, bf16 NaN).
+TEST(PlantedBugDetails, TruncatingBf16IsOneCodeNearerZeroOrAnotherNaN) {
+  const Case c = model_case([](Case& c) {
+    c.query_path = QueryPath::kBf16Separate;
+    c.has_indexer = false;
+    c.values = ValueRecipe::kSpecials;
+  });
+  const Verdict v = verdict_of("cpu-model-bug-truncating-bf16", c, kListAll);
+  ASSERT_EQ(v.exit_code(), 1) << verdict_text(v, c);
+  ASSERT_EQ(v.report.first.size(), static_cast<size_t>(v.report.total));
+  int shorter = 0, nan_payloads = 0;
+  for (const Mismatch& m : v.report.first) {
+    ASSERT_EQ(m.signature.tensor, "query_out");
+    if (m.signature.mismatch == MC::kNanBits) {
+      EXPECT_EQ(m.expected_bits, 0x7FFFu) << m.token << "," << m.head << "," << m.dim;
+      ++nan_payloads;
       continue;
     }
-    EXPECT_EQ(want & 0x8000, have & 0x8000) << "element " << i;
-    EXPECT_EQ(want & 0x7FFF, (have & 0x7FFF) + 1) << "element " << i;
-    ++rounded_up;
+    ASSERT_EQ(m.signature.mismatch, MC::kOffByOne);
+    EXPECT_EQ(m.expected_bits & 0x8000u, m.got_bits & 0x8000u);
+    EXPECT_EQ(m.expected_bits & 0x7FFFu, (m.got_bits & 0x7FFFu) + 1)
+        << m.token << "," << m.head << "," << m.dim;
+    ++shorter;
   }
-  EXPECT_GT(rounded_up, 0);
+  EXPECT_GT(shorter, 0);
+  EXPECT_GT(nan_payloads, 0);
 }
 
-// T = 17: block 1 holds one live token; the bug leaves token 16 unwritten
-// (poison) and every earlier token right.
+// The tail block handles T % 16 - 1 tokens: exactly the last token is
+// unwritten, every element of it in every output, and nothing else differs.
 TEST(PlantedBugDetails, SkipLastTailTokenLeavesOnlyTheLastTokenUnwritten) {
-  LaunchSpec spec;
-  spec.tokens = 17;
-  spec.path = QueryPath::kFp8Packed;
-  Pair run(spec, PlantedCpuBug::kSkipLastTailToken);
-  const struct {
-    const char* name;
-    size_t bytes_per_token;
-  } outputs[] = {{"query_out", size_t(spec.mqa_heads * (spec.nope_dim + spec.rope_dim))},
-                 {"index_q_fp8", size_t(spec.indexer_heads * spec.index_dim)},
-                 {"index_weights_out", size_t(spec.indexer_heads * 4)}};
-  for (const auto& out : outputs) {
-    const auto& e = run.expected.buffer(out.name).bytes;
-    const auto& g = run.got.buffer(out.name).bytes;
-    const size_t last = 16 * out.bytes_per_token;
-    ASSERT_EQ(e.size(), last + out.bytes_per_token) << out.name;
-    EXPECT_TRUE(std::equal(e.begin(), e.begin() + last, g.begin())) << out.name;
-    for (size_t k = last; k < g.size(); ++k) {
-      EXPECT_EQ(g[k], kOutputPoisonByte) << out.name << " byte " << k;
+  for (int64_t tokens : {17, 31, 33}) {
+    const Case c = model_case([&](Case& c) {
+      c.num_tokens = tokens;
+      c.query_path = QueryPath::kFp8Packed;
+      apply_layout_mix(LayoutMix::kPadded, c);
+    });
+    const Verdict v = verdict_of("cpu-model-bug-skip-last-tail-token", c, kListAll);
+    ASSERT_EQ(v.exit_code(), 1) << verdict_text(v, c);
+    const int64_t per_token = c.mqa_heads * (c.nope_dim + c.rope_dim) +
+                              c.indexer_heads * c.index_dim + c.indexer_heads;
+    EXPECT_EQ(v.report.total, per_token) << "T = " << tokens;
+    ASSERT_EQ(v.report.first.size(), static_cast<size_t>(v.report.total));
+    for (const Mismatch& m : v.report.first) {
+      EXPECT_EQ(m.signature.mismatch, MC::kUnwritten) << m.signature.text();
+      EXPECT_EQ(m.token, tokens - 1) << m.signature.text();
     }
   }
 }
 
-// The crafted rows are inside the band: by the scalar spec, the log2f
-// ceiling of s0 = RN(RN(448 * 2^k * (1 + 2^-23)) / 448) is half the exact one.
-TEST(PlantedBugDetails, CraftedScaleBandRowsAreInTheBand) {
-  for (int k : {4, 5, 6, 7, -5, -8, 9, 20, -12}) {
-    const float lead = std::ldexp(448.0f, k);
-    const float amax = lead * (1.0f + 0x1p-23f);  // the RoPE of the lead element with sin = 0
-    const float exact = spec::ue8m0_scale(amax, ScaleCeiling::kExactBits, ScaleFloor::kAmax1e4);
-    const float log2f = spec::ue8m0_scale(amax, ScaleCeiling::kLog2f, ScaleFloor::kAmax1e4);
-    EXPECT_EQ(bits_of(exact), bits_of(std::ldexp(1.0f, k + 1))) << "k = " << k;
-    EXPECT_EQ(bits_of(log2f), bits_of(std::ldexp(1.0f, k))) << "k = " << k;
-  }
-}
-
-// In the band the log2f ceiling keeps half the scale: the lead element of
-// every row saturates to 448 (0x7E) where the exact scale gives 224 (0x76),
-// and every weight halves (one exponent step, same mantissa).
-TEST(PlantedBugDetails, Log2fScaleSaturatesTheLeadAndHalvesTheWeight) {
-  LaunchSpec spec;
-  spec.recipe = ValueRecipe::kScaleBand;
-  spec.indexer_heads = 5;
-  Pair run(spec, PlantedCpuBug::kLog2fScale);
-  const TensorBuffer& ec = run.expected.buffer("index_q_fp8");
-  const TensorBuffer& gc = run.got.buffer("index_q_fp8");
-  const TensorBuffer& ew = run.expected.buffer("index_weights_out");
-  const TensorBuffer& gw = run.got.buffer("index_weights_out");
-  for (int64_t row = 0; row < spec.tokens * spec.indexer_heads; ++row) {
-    const size_t lead = size_t(row * spec.index_dim);
-    const uint8_t sign = ec.bytes[lead] & 0x80;
-    EXPECT_EQ(ec.bytes[lead], sign | 0x76) << "row " << row;
-    EXPECT_EQ(gc.bytes[lead], sign | 0x7E) << "row " << row;
-    const uint32_t want = u32_at(ew, row), have = u32_at(gw, row);
-    ASSERT_GT((want >> 23) & 0xFF, 1u) << "row " << row;  // a normal weight
-    EXPECT_EQ(have + 0x00800000u, want) << "row " << row;
-  }
-}
-
-// Skipping the copy leaves the front (columns 0..L-1) as poison; the RoPE
-// tail is right.
-TEST(PlantedBugDetails, SkipCopyUnaliasedLeavesTheFrontUnwritten) {
-  LaunchSpec spec;
-  spec.path = QueryPath::kBf16Packed;
-  Pair run(spec, PlantedCpuBug::kSkipCopyUnaliased);
-  const TensorBuffer& e = run.expected.buffer("query_out");
-  const TensorBuffer& g = run.got.buffer("query_out");
-  const int64_t width = spec.nope_dim + spec.rope_dim;
-  const uint16_t poison = uint16_t(kOutputPoisonByte) << 8 | kOutputPoisonByte;
-  for (int64_t row = 0; row < spec.tokens * spec.mqa_heads; ++row) {
-    for (int64_t col = 0; col < width; ++col) {
-      const size_t i = size_t(row * width + col);
-      if (col < spec.nope_dim) {
-        EXPECT_EQ(u16_at(g, i), poison) << "row " << row << " col " << col;
-      } else {
-        EXPECT_EQ(u16_at(g, i), u16_at(e, i)) << "row " << row << " col " << col;
-      }
+// In the band the log2f ceiling keeps half the scale: every normal code of
+// every indexer row doubles (the row's largest saturates to 448, 0x7E, where the
+// exact scale gives 224, 0x76) and every weight halves (one exponent step,
+// same mantissa). SEMANTICS.md variant (A).
+TEST(PlantedBugDetails, Log2fScaleDoublesEveryCodeAndHalvesEveryWeight) {
+  const Case c = model_case([](Case& c) {
+    c.values = ValueRecipe::kScaleBand;
+    c.indexer_heads = 5;
+  });
+  const Verdict v = verdict_of("cpu-model-bug-log2f-scale", c, kListAll);
+  ASSERT_EQ(v.exit_code(), 1) << verdict_text(v, c);
+  ASSERT_EQ(v.report.first.size(), static_cast<size_t>(v.report.total));
+  std::map<std::pair<int64_t, int64_t>, std::pair<uint32_t, uint32_t>> row_max;  // expected, got
+  int weights = 0, doubled = 0;
+  for (const Mismatch& m : v.report.first) {
+    ASSERT_EQ(m.signature.mismatch, MC::kRowPowerOfTwo) << m.signature.text();
+    if (m.signature.tensor == "index_weights_out") {
+      ASSERT_GT((m.expected_bits >> 23) & 0xFFu, 1u);  // a normal weight: halving is exact
+      EXPECT_EQ(m.got_bits + 0x00800000u, m.expected_bits) << m.token << "," << m.head;
+      ++weights;
+      continue;
     }
+    ASSERT_EQ(m.signature.tensor, "index_q_fp8");
+    // Above e4m3's smallest normal (2^-6, code 0x08) rounding commutes with
+    // doubling; a subnormal code has fewer mantissa bits, so it need not
+    // double exactly (the verdict's row rule skips those too).
+    if ((m.expected_bits & 0x7Fu) > 0x08u) {
+      const float expected = spec::f32_from_e4m3(static_cast<uint8_t>(m.expected_bits));
+      const float got = spec::f32_from_e4m3(static_cast<uint8_t>(m.got_bits));
+      EXPECT_EQ(bits_of(got), bits_of(2.0f * expected))
+          << m.token << "," << m.head << "," << m.dim;
+      ++doubled;
+    }
+    auto& max = row_max[{m.token, m.head}];
+    max.first = std::max(max.first, m.expected_bits & 0x7Fu);
+    max.second = std::max(max.second, m.got_bits & 0x7Fu);
+  }
+  const int64_t rows = c.num_tokens * c.indexer_heads;
+  EXPECT_EQ(weights, rows);
+  EXPECT_GT(doubled, rows);
+  EXPECT_EQ(static_cast<int64_t>(row_max.size()), rows);
+  for (const auto& [row, max] : row_max) {
+    EXPECT_EQ(max.first, 0x76u) << "row " << row.first << "," << row.second;
+    EXPECT_EQ(max.second, 0x7Eu) << "row " << row.first << "," << row.second;
   }
 }
 
-// With column stride 2 a unit stride reads head h's weight from column
-// offset h instead of 2h: head 0 is still right, the others read padding or
+// Skipping the copy leaves the whole nope front as poison (every element of
+// every row, in the production layouts too) and nothing else.
+TEST(PlantedBugDetails, SkipCopyUnaliasedLeavesTheWholeFrontUnwritten) {
+  for (LayoutMix mix : {LayoutMix::kContiguous, LayoutMix::kProduction}) {
+    const Case c = model_case([&](Case& c) { apply_layout_mix(mix, c); });
+    const Verdict v = verdict_of("cpu-model-bug-skip-copy-unaliased", c);
+    ASSERT_EQ(v.exit_code(), 1) << verdict_text(v, c);
+    const Signature front{"query_out", "nope front", MC::kUnwritten};
+    ASSERT_EQ(v.report.counts.size(), 1u) << verdict_text(v, c);
+    EXPECT_EQ(v.report.counts.begin()->first, front);
+    EXPECT_EQ(v.report.total, c.num_tokens * c.mqa_heads * c.nope_dim);
+  }
+}
+
+// With column stride 2 a unit stride reads head h's weight at column h
+// instead of 2h: head 0 stays right, every other head reads view padding or
 // another head's weight.
 TEST(PlantedBugDetails, UnitWeightsColumnIsRightOnlyForHeadZero) {
-  LaunchSpec spec;
-  spec.weights_column_stride = 2;
-  spec.indexer_heads = 4;
-  Pair run(spec, PlantedCpuBug::kUnitWeightsColumn);
-  const TensorBuffer& e = run.expected.buffer("index_weights_out");
-  const TensorBuffer& g = run.got.buffer("index_weights_out");
-  int wrong = 0;
-  for (int64_t t = 0; t < spec.tokens; ++t) {
-    for (int64_t h = 0; h < spec.indexer_heads; ++h) {
-      const size_t i = size_t(t * spec.indexer_heads + h);
-      if (h == 0) {
-        EXPECT_EQ(u32_at(g, i), u32_at(e, i)) << "token " << t;
-      }
-      wrong += u32_at(g, i) != u32_at(e, i);
-    }
+  const Case c = model_case([](Case& c) {
+    c.weights_column_stride = 2;
+    c.indexer_heads = 4;
+  });
+  const Verdict v = verdict_of("cpu-model-bug-unit-weights-column", c, kListAll);
+  ASSERT_EQ(v.exit_code(), 1) << verdict_text(v, c);
+  ASSERT_EQ(v.report.first.size(), static_cast<size_t>(v.report.total));
+  std::set<int64_t> wrong_heads;
+  for (const Mismatch& m : v.report.first) {
+    EXPECT_EQ(m.signature.tensor, "index_weights_out");
+    EXPECT_NE(m.head, 0) << "token " << m.token;
+    wrong_heads.insert(m.head);
   }
-  EXPECT_GT(wrong, 0);
-  EXPECT_EQ(run.expected.buffer("index_q_fp8").bytes, run.got.buffer("index_q_fp8").bytes);
+  EXPECT_EQ(wrong_heads, (std::set<int64_t>{1, 2, 3}));
 }
 
 }  // namespace
