@@ -1,0 +1,257 @@
+// SIMD rows vs the scalar spec, per Highway target: every row function, every
+// count from 0 to 2 * lanes + 3 (RoPE: that many pairs), pointers offset by
+// 0..3 elements from an aligned base, values mixing noise with specials (NaN
+// of both signs and several payloads, +-Inf, +-0, subnormals, 448/464/480,
+// the bf16 maximum). Outputs are compared as bits, and the elements around
+// each output row must keep their fill pattern (no write outside the row).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "hwy/aligned_allocator.h"
+#include "reference/conversions.h"
+#include "reference/float_bits.h"
+#include "reference/rope.h"
+#include "reference/ue8m0.h"
+#include "tests/reference/f32_sweep.h"
+#include "tests/reference/row_values.h"
+#include "tests/reference/target_fixture.h"
+
+namespace qcheck::test {
+namespace {
+
+constexpr size_t kMaxOffset = 3;
+constexpr size_t kGuard = 16;  // elements after the row that must stay untouched
+
+// A row at `offset` elements from an aligned base, with kMaxOffset + kGuard
+// spare elements around it pre-filled with `fill`.
+template <typename T>
+class OffsetRow {
+ public:
+  OffsetRow(size_t count, size_t offset, T fill)
+      : storage_(hwy::AllocateAligned<T>(count + kMaxOffset + kGuard)), count_(count), offset_(offset), fill_(fill) {
+    for (size_t i = 0; i < count + kMaxOffset + kGuard; ++i) storage_[i] = fill;
+  }
+  T* data() { return storage_.get() + offset_; }
+  const T& operator[](size_t i) const { return storage_[offset_ + i]; }
+  // Spare elements whose bytes changed.
+  size_t written_outside() const {
+    size_t changed = 0;
+    for (size_t i = 0; i < count_ + kMaxOffset + kGuard; ++i) {
+      const bool inside = i >= offset_ && i < offset_ + count_;
+      if (!inside && std::memcmp(&storage_[i], &fill_, sizeof(T)) != 0) ++changed;
+    }
+    return changed;
+  }
+
+ private:
+  hwy::AlignedFreeUniquePtr<T[]> storage_;
+  size_t count_, offset_;
+  T fill_;
+};
+
+template <typename T>
+uint32_t bits_of_element(T value) {
+  if constexpr (std::is_same_v<T, float>) {
+    return bits_of(value);
+  } else {
+    return uint32_t(value);
+  }
+}
+
+// Counts differences and keeps the first few as readable lines.
+class Differences {
+ public:
+  template <typename T>
+  void compare(const std::string& where, size_t index, uint32_t input, T expected, T actual) {
+    if (bits_of_element(expected) == bits_of_element(actual)) return;
+    if (count_++ < 10) {
+      lines_ += where + " [" + std::to_string(index) + "] input " + hex(input, 8) + ": spec " +
+                hex(bits_of_element(expected), 2 * sizeof(T)) + ", simd " + hex(bits_of_element(actual), 2 * sizeof(T)) + "\n";
+    }
+  }
+  void outside(const std::string& where, size_t written) {
+    if (written != 0 && count_++ < 10) lines_ += where + ": " + std::to_string(written) + " elements written outside the row\n";
+  }
+  size_t count() const { return count_; }
+  const std::string& lines() const { return lines_; }
+
+ private:
+  size_t count_ = 0;
+  std::string lines_;
+};
+
+class SimdRows : public SimdTargetTest {
+ protected:
+  size_t max_count() const { return 2 * simd_row_dispatched_lanes() + 3; }
+  std::string where(const char* what, size_t count, size_t offset) const {
+    return std::string(target_name()) + " " + what + " count " + std::to_string(count) + " offset " + std::to_string(offset);
+  }
+  void expect_none(const Differences& d) {
+    EXPECT_EQ(d.count(), 0u) << target_name() << ": SIMD differs from the scalar spec:\n" << d.lines();
+  }
+  SplitMix64 rng_{0x51D0C0DEu};
+};
+QCHECK_INSTANTIATE_PER_TARGET(SimdRows);
+
+TEST_P(SimdRows, DirectTableIsTheDispatchedTarget) {
+  const RowOps* direct = simd_row_ops_for_target(GetParam());
+  ASSERT_NE(direct, nullptr);
+  EXPECT_STREQ(direct->name, target_name());
+}
+
+TEST_P(SimdRows, F32FromBf16) {
+  Differences d;
+  for (size_t count = 0; count <= max_count(); ++count) {
+    for (size_t offset = 0; offset <= kMaxOffset; ++offset) {
+      OffsetRow<uint16_t> in(count, offset, 0);
+      OffsetRow<float> out(count, (offset + 1) % 4, float_from_bits(0x7FBADBAD));
+      for (size_t i = 0; i < count; ++i) in.data()[i] = uint16_t(rng_.next());
+      simd().f32_from_bf16_row(in.data(), out.data(), count);
+      const std::string w = where("f32_from_bf16", count, offset);
+      for (size_t i = 0; i < count; ++i) d.compare(w, i, in[i], spec::f32_from_bf16(in[i]), out[i]);
+      d.outside(w, out.written_outside());
+    }
+  }
+  expect_none(d);
+}
+
+TEST_P(SimdRows, Bf16FromF32EveryNanRule) {
+  Differences d;
+  for (Bf16Nan rule : {Bf16Nan::k7FFF, Bf16Nan::k7FC0, Bf16Nan::kKeepSignQuiet}) {
+    for (size_t count = 0; count <= max_count(); ++count) {
+      for (size_t offset = 0; offset <= kMaxOffset; ++offset) {
+        OffsetRow<float> in(count, offset, 0.0f);
+        OffsetRow<uint16_t> out(count, (offset + 2) % 4, 0xBADB);
+        fill_mixed_row(rng_, in.data(), count, 0, 64);
+        simd().bf16_from_f32_row(in.data(), out.data(), count, rule);
+        const std::string w = where("bf16_from_f32", count, offset) + " rule " + std::to_string(int(rule));
+        for (size_t i = 0; i < count; ++i) d.compare(w, i, bits_of(in[i]), spec::bf16_from_f32(in[i], rule), out[i]);
+        d.outside(w, out.written_outside());
+      }
+    }
+  }
+  expect_none(d);
+}
+
+// Divisors: 1, vLLM's q_scale 0.37, powers of two (the UE8M0 scales, taking
+// the reciprocal path) up to 2^126 and 2^127 (division path), +Inf (a row
+// with an Inf), and a subnormal.
+TEST_P(SimdRows, QuantizeEveryOverflowRule) {
+  const float divisors[] = {1.0f, 0.37f, 0x1p-7f, 0x1p-22f, 0x1p20f, 0x1p126f, 0x1p127f,
+                            float_from_bits(kF32InfBits), float_from_bits(0x00000003)};
+  Differences d;
+  for (E4m3Overflow rule : {E4m3Overflow::kSatFinite, E4m3Overflow::kNan}) {
+    for (float divisor : divisors) {
+      // Scale the noise so the quotients land around the e4m3 range.
+      const int scale = std::isinf(divisor) ? 0 : int(std::ilogb(divisor)) + 6;
+      for (size_t count = 0; count <= max_count(); ++count) {
+        for (size_t offset = 0; offset <= kMaxOffset; ++offset) {
+          OffsetRow<float> in(count, offset, 0.0f);
+          OffsetRow<uint8_t> out(count, (offset + 3) % 4, 0xA5);
+          fill_mixed_row(rng_, in.data(), count, std::max(-100, std::min(scale, 110)), 48);
+          simd().quantize_row(in.data(), divisor, out.data(), count, rule);
+          const std::string w = where("quantize", count, offset) + " divisor " + hex(bits_of(divisor), 8);
+          for (size_t i = 0; i < count; ++i) {
+            d.compare(w, i, bits_of(in[i]), spec::e4m3_from_f32(in[i] / divisor, rule), out[i]);
+          }
+          d.outside(w, out.written_outside());
+        }
+      }
+    }
+  }
+  expect_none(d);
+}
+
+TEST_P(SimdRows, AmaxIgnoresNan) {
+  Differences d;
+  for (uint32_t special_rate : {0u, 40u, 128u, 256u}) {
+    for (size_t count = 0; count <= max_count(); ++count) {
+      for (size_t offset = 0; offset <= kMaxOffset; ++offset) {
+        OffsetRow<float> in(count, offset, 0.0f);
+        fill_mixed_row(rng_, in.data(), count, 3, special_rate);
+        const float actual = simd().amax_row(in.data(), count);
+        d.compare(where("amax", count, offset), 0, special_rate, spec::row_amax(in.data(), count), actual);
+      }
+    }
+  }
+  // All-NaN rows: 0 (no lane counts), whatever the signs and payloads.
+  for (size_t count = 0; count <= max_count(); ++count) {
+    std::vector<float> nan_row(count);
+    for (size_t i = 0; i < count; ++i) nan_row[i] = float_from_bits(i % 2 ? 0xFFC00001u : 0x7F800001u + uint32_t(i));
+    d.compare(where("amax all-NaN", count, 0), 0, 0, 0.0f, simd().amax_row(nan_row.data(), count));
+  }
+  expect_none(d);
+}
+
+// Whether IEEE 754 pins the NaN a RoPE term returns: with exactly one NaN
+// among its four inputs and no infinity (so no Inf * 0 or Inf - Inf makes a
+// second, default NaN), every operation propagates that NaN, quieted. With
+// two or more NaN operands, IEEE 754-2019 (6.2.3) leaves open which payload
+// wins, and the sign of a NaN result is unspecified (6.3): the scalar spec's
+// bits then depend on the operand order its compiler picked, so both sides
+// are only required to be NaN there.
+bool nan_result_pinned(const float* x, const float* cos, const float* sin, size_t count, RopeStyle style,
+                       size_t j) {
+  const size_t half = count / 2;
+  size_t partner, index;
+  if (style == RopeStyle::kInterleaved) {
+    partner = j ^ 1u;
+    index = j / 2;
+  } else {
+    partner = j < half ? j + half : j - half;
+    index = j < half ? j : j - half;
+  }
+  int nans = 0;
+  for (float v : {x[j], x[partner], cos[index], sin[index]}) {
+    if (std::isinf(v)) return false;
+    nans += std::isnan(v) ? 1 : 0;
+  }
+  return nans == 1;
+}
+
+// Every style x contraction pair (r1 terms, r2 terms), every even count.
+TEST_P(SimdRows, RopeEveryStyleAndContraction) {
+  const Contraction contractions[] = {Contraction::kNone, Contraction::kFuseCos, Contraction::kFuseSin};
+  Differences d;
+  size_t unpinned_nans = 0;
+  for (RopeStyle style : {RopeStyle::kNeox, RopeStyle::kInterleaved}) {
+    for (Contraction minus : contractions) {
+      for (Contraction plus : contractions) {
+        for (size_t pairs = 0; pairs <= max_count(); ++pairs) {
+          for (size_t offset = 0; offset <= kMaxOffset; ++offset) {
+            const size_t count = 2 * pairs;
+            OffsetRow<float> x(count, offset, 0.0f), cos(pairs, (offset + 1) % 4, 0.0f);
+            OffsetRow<float> sin(pairs, (offset + 2) % 4, 0.0f);
+            OffsetRow<float> out(count, (offset + 3) % 4, float_from_bits(0x7FBADBAD));
+            fill_mixed_row(rng_, x.data(), count, 2, 32);
+            fill_mixed_row(rng_, cos.data(), pairs, -1, 8);
+            fill_mixed_row(rng_, sin.data(), pairs, -1, 8);
+            std::vector<float> expected(count);
+            spec::rope_row(x.data(), cos.data(), sin.data(), count, style, minus, plus, expected.data());
+            simd().rope_row(x.data(), cos.data(), sin.data(), count, style, minus, plus, out.data());
+            const std::string w = where("rope", count, offset) + " style " + name_of(style) + " contraction " +
+                                  std::to_string(int(minus)) + "/" + std::to_string(int(plus));
+            for (size_t i = 0; i < count; ++i) {
+              if (std::isnan(expected[i]) && std::isnan(out[i]) &&
+                  !nan_result_pinned(x.data(), cos.data(), sin.data(), count, style, i)) {
+                ++unpinned_nans;
+                continue;
+              }
+              d.compare(w, i, bits_of(x[i]), expected[i], out[i]);
+            }
+            d.outside(w, out.written_outside());
+          }
+        }
+      }
+    }
+  }
+  expect_none(d);
+  EXPECT_GT(unpinned_nans, 0u) << "the inputs should reach the NaN-meets-NaN case too";
+}
+
+}  // namespace
+}  // namespace qcheck::test

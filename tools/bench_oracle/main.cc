@@ -1,0 +1,236 @@
+// qcheck-bench-oracle: how fast the CPU oracle runs, scalar spec vs Highway
+// SIMD rows, on a production-shaped fused_q (production_launch.h), and how
+// long one 2^32 conversion sweep of the SIMD rows takes per target.
+// Targets (task brief): SIMD >= 8x scalar; a 2^32 sweep < 10 s per target on
+// 2 cores. Single-threaded oracle runs; median of --runs runs.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "reference/float_bits.h"
+#include "reference/fused_q_oracle.h"
+#include "reference/profile.h"
+#include "reference/row_ops.h"
+#include "reference/simd_rows.h"
+#include "tools/bench_oracle/production_launch.h"
+
+namespace qcheck::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  int64_t tokens = 16384;
+  int64_t scalar_tokens = 2048;
+  int runs = 5;
+  bool sweeps = true;
+};
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "qcheck-bench-oracle: %s\n", message.c_str());
+  std::exit(2);
+}
+
+int64_t parse_count(const char* flag, const char* text, int64_t lo, int64_t hi) {
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || value < lo || value > hi) {
+    usage_error(std::string(flag) + " = '" + text + "' must be an integer in [" + std::to_string(lo) +
+                ", " + std::to_string(hi) + "]");
+  }
+  return value;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (flag == "--tokens" && has_value) {
+      o.tokens = parse_count("--tokens", argv[++i], 1, 1 << 20);
+    } else if (flag == "--scalar-tokens" && has_value) {
+      o.scalar_tokens = parse_count("--scalar-tokens", argv[++i], 1, 1 << 20);
+    } else if (flag == "--runs" && has_value) {
+      o.runs = int(parse_count("--runs", argv[++i], 1, 100));
+    } else if (flag == "--no-sweeps") {
+      o.sweeps = false;
+    } else {
+      usage_error("unknown argument '" + flag +
+                  "'; usage: qcheck-bench-oracle [--tokens N] [--scalar-tokens N] [--runs N] [--no-sweeps]");
+    }
+  }
+  if (o.scalar_tokens > o.tokens) usage_error("--scalar-tokens must not exceed --tokens");
+  return o;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Median seconds of `runs` oracle runs over the first `tokens` tokens.
+double time_oracle(const ProductionLaunch& launch, int64_t tokens, const RowOps& ops, int runs) {
+  const Profile profile = qcheck_profile();
+  std::vector<double> seconds;
+  for (int r = 0; r < runs; ++r) {
+    const auto start = Clock::now();
+    const std::string error = run_fused_q_oracle(launch.args(tokens), profile, ops);
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    if (!error.empty()) usage_error("the oracle refused the launch: " + error);
+  }
+  return median(seconds);
+}
+
+// Row functions that do nothing: the oracle run with them measures what the
+// composition itself costs (ql_nope copy, cache rows, weights, loops), the
+// floor that no row implementation can go below. Diagnostic only: its
+// outputs are meaningless.
+void skip_f32_from_bf16(const uint16_t*, float*, size_t) {}
+void skip_bf16_from_f32(const float*, uint16_t*, size_t, Bf16Nan) {}
+void skip_quantize(const float*, float, uint8_t*, size_t, E4m3Overflow) {}
+float skip_amax(const float*, size_t) { return 1.0f; }
+void skip_rope(const float*, const float*, const float*, size_t, RopeStyle, Contraction, Contraction, float*) {}
+const RowOps kNoRowWork{"no-row-work", skip_f32_from_bf16, skip_bf16_from_f32, skip_quantize, skip_amax, skip_rope};
+
+// The row work of one token (32 indexer heads: widen 128, NeoX RoPE 64, amax
+// 128, quantize 128; 16 MQA heads: widen 64, interleaved RoPE 64, narrow 64)
+// on cache-resident rows, repeated: what the rows cost without the memory
+// traffic of a 16k-token launch. Returns microseconds per token.
+double hot_row_work_us(const RowOps& ops, int repeats) {
+  std::vector<float> x(128), cos(32), sin(32), roped(128);
+  std::vector<uint16_t> bf16_in(128), bf16_out(64);
+  std::vector<uint8_t> codes(128);
+  for (int i = 0; i < 128; ++i) bf16_in[size_t(i)] = uint16_t(0x3F00 + 3 * i);
+  for (int i = 0; i < 32; ++i) {
+    cos[size_t(i)] = 0.75f - 0.01f * float(i);
+    sin[size_t(i)] = 0.25f + 0.01f * float(i);
+  }
+  float sink = 0;
+  const auto start = Clock::now();
+  for (int r = 0; r < repeats; ++r) {
+    for (int h = 0; h < 32; ++h) {
+      ops.f32_from_bf16_row(bf16_in.data(), x.data(), 128);
+      ops.rope_row(x.data(), cos.data(), sin.data(), 64, RopeStyle::kNeox, Contraction::kFuseCos,
+                   Contraction::kFuseCos, roped.data());
+      const float amax = ops.amax_row(roped.data(), 128);
+      ops.quantize_row(roped.data(), 0.5f, codes.data(), 128, E4m3Overflow::kSatFinite);
+      sink += amax + codes[size_t(h)];
+    }
+    for (int h = 0; h < 16; ++h) {
+      ops.f32_from_bf16_row(bf16_in.data(), x.data(), 64);
+      ops.rope_row(x.data(), cos.data(), sin.data(), 64, RopeStyle::kInterleaved, Contraction::kFuseCos,
+                   Contraction::kFuseCos, roped.data());
+      ops.bf16_from_f32_row(roped.data(), bf16_out.data(), 64, Bf16Nan::k7FFF);
+      sink += bf16_out[size_t(h)];
+    }
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (sink == -1.0f) std::printf(" ");  // keeps the work observable
+  return seconds / repeats * 1e6;
+}
+
+// One pass of a row function over all 2^32 f32 patterns on `threads` threads.
+// Returns seconds; the checksum keeps the work observable.
+template <typename Out, class Row>
+double time_sweep(int threads, const Row& row, uint64_t* checksum) {
+  constexpr size_t kBlock = size_t(1) << 16;
+  std::atomic<uint64_t> next{0}, sum{0};
+  const auto start = Clock::now();
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      std::vector<float> in(kBlock);
+      std::vector<Out> out(kBlock);
+      uint64_t local = 0;
+      for (uint64_t block = next++; block < (uint64_t(1) << 16); block = next++) {
+        for (size_t i = 0; i < kBlock; ++i) in[i] = float_from_bits(uint32_t(block << 16 | i));
+        row(in.data(), out.data(), kBlock);
+        local += out[block & (kBlock - 1)];
+      }
+      sum += local;
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  *checksum += sum;
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void run_sweeps() {
+  std::printf("\n2^32 SIMD conversion sweeps (pattern generation included), seconds:\n");
+  std::printf("%-8s | %-22s | %-22s\n", "target", "f32->e4m3 1 / 2 threads", "f32->bf16 1 / 2 threads");
+  uint64_t checksum = 0;
+  for (int64_t target : simd_row_targets()) {
+    const RowOps* ops = simd_row_ops_for_target(target);
+    if (ops == nullptr) continue;
+    const auto e4m3 = [ops](const float* in, uint8_t* out, size_t n) {
+      ops->quantize_row(in, 1.0f, out, n, E4m3Overflow::kSatFinite);
+    };
+    const auto bf16 = [ops](const float* in, uint16_t* out, size_t n) {
+      ops->bf16_from_f32_row(in, out, n, Bf16Nan::k7FFF);
+    };
+    const double e1 = time_sweep<uint8_t>(1, e4m3, &checksum), e2 = time_sweep<uint8_t>(2, e4m3, &checksum);
+    const double b1 = time_sweep<uint16_t>(1, bf16, &checksum), b2 = time_sweep<uint16_t>(2, bf16, &checksum);
+    std::printf("%-8s | %9.2f / %-10.2f | %9.2f / %-10.2f\n", ops->name, e1, e2, b1, b2);
+    std::fflush(stdout);
+  }
+  std::printf("(checksum %llu)\n", static_cast<unsigned long long>(checksum));
+}
+
+int run(const Options& o) {
+  LaunchShape shape;
+  shape.tokens = o.tokens;
+  std::printf("fused_q oracle: T = %lld, H = %lld, NI = %lld, D = %lld, R = %lld, L = %lld, bf16 packed path, "
+              "f32 caches, NeoX indexer, head-major ql_nope, q_pe row 192, weights row D + NI\n",
+              (long long)shape.tokens, (long long)shape.mqa_heads, (long long)shape.indexer_heads,
+              (long long)shape.index_dim, (long long)shape.rope_dim, (long long)shape.nope_dim);
+  std::printf("SIMD targets: %s (dispatching to %s)\n", simd_row_target_names().c_str(),
+              simd_row_ops_for_target(simd_row_dispatched_target())->name);
+  const ProductionLaunch launch(shape, 20261129);
+
+  // Bit-identity of the two tables on the scalar prefix, before timing.
+  time_oracle(launch, o.scalar_tokens, scalar_row_ops(), 1);
+  const std::vector<uint8_t> scalar_bytes = launch.output_snapshot(o.scalar_tokens);
+  time_oracle(launch, o.scalar_tokens, simd_row_ops(), 1);
+  const bool identical = launch.output_snapshot(o.scalar_tokens) == scalar_bytes;
+  std::printf("outputs of the first %lld tokens, scalar vs SIMD: %s\n", (long long)o.scalar_tokens,
+              identical ? "bit-identical" : "DIFFERENT");
+
+  const double simd = time_oracle(launch, o.tokens, simd_row_ops(), o.runs);
+  const double scalar = time_oracle(launch, o.scalar_tokens, scalar_row_ops(), std::max(1, o.runs / 2 + 1));
+  const double simd_rate = double(o.tokens) / simd, scalar_rate = double(o.scalar_tokens) / scalar;
+  const auto gbps = [&](int64_t tokens, double seconds, bool with_output) {
+    const double bytes = double(launch.input_bytes(tokens) + (with_output ? launch.output_bytes(tokens) : 0));
+    return bytes / seconds * 1e-9;
+  };
+  std::printf("\n%-7s | %7s | %9s | %13s | %13s | %15s\n", "rows", "tokens", "median s", "tokens/s",
+              "input GB/s", "in+out GB/s");
+  std::printf("%-7s | %7lld | %9.4f | %13.0f | %13.3f | %15.3f\n", "scalar", (long long)o.scalar_tokens,
+              scalar, scalar_rate, gbps(o.scalar_tokens, scalar, false), gbps(o.scalar_tokens, scalar, true));
+  std::printf("%-7s | %7lld | %9.4f | %13.0f | %13.3f | %15.3f\n", "simd", (long long)o.tokens, simd,
+              simd_rate, gbps(o.tokens, simd, false), gbps(o.tokens, simd, true));
+  std::printf("SIMD / scalar throughput: %.2fx (target >= 8x)\n", simd_rate / scalar_rate);
+  const double floor = time_oracle(launch, o.tokens, kNoRowWork, o.runs);
+  std::printf("composition floor (row functions replaced by no-ops): %.2f us/token; SIMD rows add %.2f us/token, "
+              "scalar rows %.2f us/token\n",
+              floor / double(o.tokens) * 1e6, (simd - floor) / double(o.tokens) * 1e6,
+              (scalar / double(o.scalar_tokens) - floor / double(o.tokens)) * 1e6);
+
+  const double hot_scalar = hot_row_work_us(scalar_row_ops(), 2000);
+  const double hot_simd = hot_row_work_us(simd_row_ops(), 20000);
+  std::printf("row work of one token on cache-resident rows: scalar %.2f us, SIMD %.2f us (%.2fx)\n", hot_scalar,
+              hot_simd, hot_scalar / hot_simd);
+
+  if (o.sweeps) run_sweeps();
+  return identical ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace qcheck::bench
+
+int main(int argc, char** argv) { return qcheck::bench::run(qcheck::bench::parse(argc, argv)); }
