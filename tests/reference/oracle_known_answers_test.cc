@@ -4,16 +4,18 @@
 // both profiles (all values are exact, so the contraction patterns, the
 // log2f ceiling and div.full with q_scale 0.5 change nothing here).
 // Position 1 is used; row 0 of each cache holds NaN, so reading the wrong
-// row cannot go unnoticed.
-#include <cstring>
+// row cannot go unnoticed. Each launch is a Case whose TensorSet is built by
+// the harness (oracle_table_runs.h); the test then writes its hand-chosen
+// input elements into that set, so the data path is the harness's own.
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "fuzz/case.h"
 #include "gtest/gtest.h"
 #include "reference/float_bits.h"
-#include "reference/fused_q_oracle.h"
 #include "reference/simd_rows.h"
-#include "tests/reference/f32_sweep.h"
+#include "tests/reference/oracle_table_runs.h"
 #include "tests/reference/target_fixture.h"
 
 namespace qcheck::test {
@@ -29,11 +31,21 @@ std::vector<const RowOps*> tables() {
   return all;
 }
 
-template <typename T>
-std::string hex_bytes(const std::vector<T>& v) {
-  std::string s;
-  for (T x : v) s += hex(uint64_t(x), 2 * sizeof(T)) + " ";
-  return s;
+// The tiny launch as a Case: contiguous tensors, two cache rows, the scales
+// of D = 16 and NI = 1 (softmax 16^-0.5 = 0.25, head 1^-0.5 = 1).
+Case tiny_case(QueryPath path) {
+  Case c;
+  c.num_tokens = 1;
+  c.mqa_heads = 1;
+  c.indexer_heads = 1;
+  c.index_dim = 16;
+  c.rope_dim = 4;
+  c.nope_dim = 8;
+  c.query_path = path;
+  c.cache_rows = 2;
+  c.softmax_scale_bits = 0x3E800000;  // 0.25
+  c.head_scale_bits = 0x3F800000;     // 1
+  return c;
 }
 
 // fp8 path, q_scale 0.5, NeoX indexer, f32 caches and weights.
@@ -55,51 +67,40 @@ std::string hex_bytes(const std::vector<T>& v) {
 // Weight: ((3 * 0.5) * 0.25) * 1 = 0.375 = 0x3EC00000 (softmax scale 16^-0.5, head scale 1^-0.5).
 TEST(OracleKnownAnswers, Fp8PathByHand) {
   const float nan = float_from_bits(0x7FC00000);
-  const int64_t positions[1] = {1};
-  const float mqa_cache[8] = {nan, nan, nan, nan, 0.5f, 1, 0.5f, 0};
-  const float indexer_cache[8] = {nan, nan, nan, nan, 1, 0, 0, 1};
-  const uint16_t q_pe[4] = {bf16(1), bf16(2), bf16(3), bf16(4)};
-  const uint16_t ql_nope[8] = {bf16(0.25f), bf16(-0.5f), bf16(1), bf16(2), bf16(448), bf16(500), bf16(-0x1p-10f), 0};
-  const float index_row[16] = {1, 2, 3, 4, 8, -16, 0.5f, 0.25f, 100, -200, 0.0625f, 7, -7, 3.5f, 0, -0.125f};
-  uint16_t index_q[16];
-  for (int i = 0; i < 16; ++i) index_q[i] = bf16(index_row[i]);
-  const float weight = 3.0f;
-  const std::vector<uint8_t> expected_query = {0x30, 0xB8, 0x40, 0x48, 0x7E, 0x7E, 0x81, 0x00,
-                                               0xB8, 0x44, 0x4C, 0x50};
-  const std::vector<uint8_t> expected_fp8 = {0x40, 0xD0, 0x4C, 0x48, 0x58, 0xE0, 0x38, 0x30,
-                                             0x74, 0xFC, 0x20, 0x56, 0xD6, 0x4E, 0x00, 0xA8};
+  const std::vector<float> index_row = {1, 2, 3, 4, 8, -16, 0.5f, 0.25f, 100, -200, 0.0625f, 7, -7, 3.5f, 0, -0.125f};
+  std::vector<uint16_t> index_q;
+  for (float v : index_row) index_q.push_back(bf16(v));
+  const InputWriter inputs = [&](TensorSet& set) {
+    write_tensor<int64_t>(set, TensorId::kPositions, {1});
+    write_tensor<float>(set, TensorId::kMqaCache, {nan, nan, nan, nan, 0.5f, 1, 0.5f, 0});
+    write_tensor<float>(set, TensorId::kIndexerCache, {nan, nan, nan, nan, 1, 0, 0, 1});
+    write_tensor<uint16_t>(set, TensorId::kQPe, {bf16(1), bf16(2), bf16(3), bf16(4)});
+    write_tensor<uint16_t>(set, TensorId::kQlNope, {bf16(0.25f), bf16(-0.5f), bf16(1), bf16(2), bf16(448),
+                                                    bf16(500), bf16(-0x1p-10f), 0});
+    write_tensor<uint16_t>(set, TensorId::kIndexQ, index_q);
+    write_tensor<float>(set, TensorId::kIndexWeights, {3.0f});
+  };
+  const std::string expected_query = hex_list({0x30, 0xB8, 0x40, 0x48, 0x7E, 0x7E, 0x81, 0x00,  //
+                                               0xB8, 0x44, 0x4C, 0x50},
+                                              2);
+  const std::string expected_fp8 = hex_list({0x40, 0xD0, 0x4C, 0x48, 0x58, 0xE0, 0x38, 0x30,  //
+                                             0x74, 0xFC, 0x20, 0x56, 0xD6, 0x4E, 0x00, 0xA8},
+                                            2);
 
+  Case c = tiny_case(QueryPath::kFp8Packed);
+  c.indexer_rope = RopeStyle::kNeox;
+  c.q_scale_bits = 0x3F000000;  // 0.5
   for (const Profile& profile : {qcheck_profile(), vllm_triton_profile()}) {
+    c.profile = profile.name;
+    ASSERT_EQ(validate_case(c), "");
     for (const RowOps* ops : tables()) {
-      std::vector<uint8_t> query(12, 0xA5), fp8(16, 0xA5);
-      float weight_out = nan;
-      FusedQArgs a;
-      a.num_tokens = 1;
-      a.mqa_heads = 1;
-      a.indexer_heads = 1;
-      a.index_dim = 16;
-      a.rope_dim = 4;
-      a.nope_dim = 8;
-      a.query_path = QueryPath::kFp8Packed;
-      a.indexer_rope = RopeStyle::kNeox;
-      a.positions = positions;
-      a.mqa_cache = {mqa_cache, FloatType::kF32, 2, 4};
-      a.indexer_cache = {indexer_cache, FloatType::kF32, 2, 4};
-      a.q_pe = {q_pe, 4, 4};
-      a.ql_nope = {ql_nope, 8, 8};
-      a.index_q = {index_q, 16, 16};
-      a.index_weights = {&weight, 1, 1};
-      a.query_out = {query.data(), 12, 12};
-      a.index_q_fp8 = {fp8.data(), 16, 16};
-      a.index_weights_out = {&weight_out, 1, 1};
-      a.q_scale_bits = 0x3F000000;        // 0.5
-      a.softmax_scale_bits = 0x3E800000;  // 0.25
-      a.head_scale_bits = 0x3F800000;     // 1
-      ASSERT_EQ(run_fused_q_oracle(a, profile, *ops), "");
+      const OracleRun run = run_oracle_twice(c, profile, *ops, inputs);
+      ASSERT_EQ(run.refusal, "");
       const std::string what = profile.name + " " + ops->name;
-      EXPECT_EQ(hex_bytes(query), hex_bytes(expected_query)) << what;
-      EXPECT_EQ(hex_bytes(fp8), hex_bytes(expected_fp8)) << what;
-      EXPECT_EQ(hex(bits_of(weight_out), 8), "0x3EC00000") << what;
+      EXPECT_EQ(tensor_hex(run.a, TensorId::kQueryOut), expected_query) << what;
+      EXPECT_EQ(tensor_hex(run.a, TensorId::kIndexQFp8), expected_fp8) << what;
+      EXPECT_EQ(tensor_hex(run.a, TensorId::kIndexWeightsOut), "0x3EC00000") << what;
+      EXPECT_EQ(side_effects(c, run, inputs), "") << what;
     }
   }
 }
@@ -122,57 +123,48 @@ TEST(OracleKnownAnswers, Fp8PathByHand) {
 // Weight: bf16 3.0 -> ((3 * 2^-7) * 0.25) * 1 = 1.5 * 2^-8 = 0x3BC00000 -> bf16 3BC0.
 TEST(OracleKnownAnswers, Bf16PathByHand) {
   const uint16_t nan = kBf16Nan;
-  const int64_t positions[1] = {1};
-  const uint16_t mqa_cache[8] = {nan, nan, nan, nan, bf16(0.5f), bf16(1), bf16(0.5f), bf16(0x1p-6f)};
-  const uint16_t indexer_cache[8] = {nan, nan, nan, nan, bf16(0), bf16(0.5f), bf16(1), bf16(0.5f)};
-  const uint16_t q_pe[4] = {bf16(1), bf16(2), bf16(3), bf16(4)};
   const std::vector<uint16_t> nope = {0x3E80, 0xBF00, 0x7FC1, 0xFF80, 0x0001, 0x8000, 0x4000, 0x1234};
-  const float index_row[16] = {1, 2, 3, 4, 0.5f, -0.75f, 1, 0.125f, 0x1p-7f, 1.25f, -1.5f, 0.375f, 0, -0.0f,
-                               0.25f, -0.0625f};
-  uint16_t index_q[16];
-  for (int i = 0; i < 16; ++i) index_q[i] = bf16(index_row[i]);
-  const uint16_t weight = bf16(3);
-  std::vector<uint16_t> expected_query = nope;
-  for (uint16_t v : {0xBF00, 0x3FC0, 0x403C, 0x4082}) expected_query.push_back(v);
-  const std::vector<uint8_t> expected_fp8 = {0xF8, 0x70, 0xE8, 0x7E, 0x68, 0xEC, 0x70, 0x58,
-                                             0x38, 0x72, 0xF4, 0x64, 0x00, 0x80, 0x60, 0xD0};
+  const std::vector<float> index_row = {1,       2,     3,      4,      0.5f, -0.75f, 1,     0.125f,
+                                        0x1p-7f, 1.25f, -1.5f,  0.375f, 0,    -0.0f,  0.25f, -0.0625f};
+  std::vector<uint16_t> index_q;
+  for (float v : index_row) index_q.push_back(bf16(v));
+  // With the alias, ql_nope is query_out's front: the bmm already wrote it there.
+  const InputWriter inputs = [&](TensorSet& set) {
+    write_tensor<int64_t>(set, TensorId::kPositions, {1});
+    write_tensor<uint16_t>(set, TensorId::kMqaCache,
+                           {nan, nan, nan, nan, bf16(0.5f), bf16(1), bf16(0.5f), bf16(0x1p-6f)});
+    write_tensor<uint16_t>(set, TensorId::kIndexerCache,
+                           {nan, nan, nan, nan, bf16(0), bf16(0.5f), bf16(1), bf16(0.5f)});
+    write_tensor<uint16_t>(set, TensorId::kQPe, {bf16(1), bf16(2), bf16(3), bf16(4)});
+    write_tensor<uint16_t>(set, TensorId::kQlNope, nope);
+    write_tensor<uint16_t>(set, TensorId::kIndexQ, index_q);
+    write_tensor<uint16_t>(set, TensorId::kIndexWeights, {bf16(3)});
+  };
+  std::vector<uint32_t> query_bits(nope.begin(), nope.end());
+  for (uint32_t v : {0xBF00, 0x3FC0, 0x403C, 0x4082}) query_bits.push_back(v);
+  const std::string expected_query = hex_list(query_bits, 4);
+  const std::string expected_fp8 = hex_list({0xF8, 0x70, 0xE8, 0x7E, 0x68, 0xEC, 0x70, 0x58,  //
+                                             0x38, 0x72, 0xF4, 0x64, 0x00, 0x80, 0x60, 0xD0},
+                                            2);
 
-  for (bool alias : {false, true}) {
+  Case c = tiny_case(QueryPath::kBf16Packed);
+  c.indexer_rope = RopeStyle::kInterleaved;
+  c.mqa_cache_dtype = c.indexer_cache_dtype = FloatType::kBf16;
+  c.weights_dtype = c.weights_out_dtype = FloatType::kBf16;
+  for (AliasMode alias : {AliasMode::kNone, AliasMode::kExactFront}) {
+    c.alias = alias;
     for (const Profile& profile : {qcheck_profile(), vllm_triton_profile()}) {
+      c.profile = profile.name;
+      ASSERT_EQ(validate_case(c), "");
       for (const RowOps* ops : tables()) {
-        // With the alias the bmm already wrote ql_nope into the front of query_out.
-        std::vector<uint16_t> query(12, 0xA5A5);
-        if (alias) std::memcpy(query.data(), nope.data(), 16);
-        std::vector<uint8_t> fp8(16, 0xA5);
-        uint16_t weight_out = 0xA5A5;
-        FusedQArgs a;
-        a.num_tokens = 1;
-        a.mqa_heads = 1;
-        a.indexer_heads = 1;
-        a.index_dim = 16;
-        a.rope_dim = 4;
-        a.nope_dim = 8;
-        a.query_path = QueryPath::kBf16Packed;
-        a.indexer_rope = RopeStyle::kInterleaved;
-        a.positions = positions;
-        a.mqa_cache = {mqa_cache, FloatType::kBf16, 2, 4};
-        a.indexer_cache = {indexer_cache, FloatType::kBf16, 2, 4};
-        a.q_pe = {q_pe, 4, 4};
-        a.ql_nope = alias ? InputView{query.data(), 12, 12} : InputView{nope.data(), 8, 8};
-        a.index_q = {index_q, 16, 16};
-        a.index_weights = {&weight, 1, 1};
-        a.index_weights_dtype = FloatType::kBf16;
-        a.query_out = {query.data(), 12, 12};
-        a.index_q_fp8 = {fp8.data(), 16, 16};
-        a.index_weights_out = {&weight_out, 1, 1};
-        a.index_weights_out_dtype = FloatType::kBf16;
-        a.softmax_scale_bits = 0x3E800000;  // 0.25
-        a.head_scale_bits = 0x3F800000;     // 1
-        ASSERT_EQ(run_fused_q_oracle(a, profile, *ops), "");
-        const std::string what = profile.name + " " + ops->name + (alias ? " alias" : "");
-        EXPECT_EQ(hex_bytes(query), hex_bytes(expected_query)) << what;
-        EXPECT_EQ(hex_bytes(fp8), hex_bytes(expected_fp8)) << what;
-        EXPECT_EQ(hex(weight_out, 4), "0x3BC0") << what;
+        const OracleRun run = run_oracle_twice(c, profile, *ops, inputs);
+        ASSERT_EQ(run.refusal, "");
+        const std::string what =
+            profile.name + " " + ops->name + (alias == AliasMode::kExactFront ? " alias" : "");
+        EXPECT_EQ(tensor_hex(run.a, TensorId::kQueryOut), expected_query) << what;
+        EXPECT_EQ(tensor_hex(run.a, TensorId::kIndexQFp8), expected_fp8) << what;
+        EXPECT_EQ(tensor_hex(run.a, TensorId::kIndexWeightsOut), "0x3BC0") << what;
+        EXPECT_EQ(side_effects(c, run, inputs), "") << what;
       }
     }
   }

@@ -1,17 +1,20 @@
 // The composed oracle under the SIMD row table vs under the scalar spec
-// table, per Highway target, on small launches built by hand in the test
-// (oracle_launch.h): every query path (fp8 packed, bf16 packed with and
+// table, per Highway target, on small Cases run through the harness data path
+// (oracle_table_runs.h): every query path (fp8 packed, bf16 packed with and
 // without the ql_nope alias, bf16 separate), indexer off / NeoX /
 // interleaved, f32 and bf16 caches, f32 and bf16 weights in and out, three
-// shapes (odd H, R = D, R = 2), two profiles. Every output byte, padding
-// included, must match; no input or padding byte may change; without the
-// indexer its outputs stay untouched.
+// shapes (odd H, R = D, R = 2), every value recipe and positions recipe, two
+// profiles. Every tensor sits in a guarded buffer with padded (or production)
+// strides, so the oracle must honour them. Every byte of every buffer, padding
+// and sentinels included, must match; neither table may change an input, a
+// padding or sentinel byte; without the indexer its outputs stay untouched;
+// every output element is written, the same in both poison runs.
 #include <string>
 #include <vector>
 
-#include "reference/fused_q_oracle.h"
+#include "fuzz/case.h"
 #include "reference/profile.h"
-#include "tests/reference/oracle_launch.h"
+#include "tests/reference/oracle_table_runs.h"
 #include "tests/reference/target_fixture.h"
 
 namespace qcheck::test {
@@ -21,36 +24,61 @@ struct Shape {
   int64_t tokens, mqa_heads, indexer_heads, index_dim, rope_dim, nope_dim;
 };
 
-std::vector<LaunchConfig> launch_grid() {
+// Strides per shape: q_pe as padded rows or production's wide-row view,
+// ql_nope head-major or padded (contiguous under the alias), every other
+// tensor with padded rows; odd paddings and weights column strides, so rows
+// start misaligned for the SIMD loads.
+struct Layouts {
+  Layout q_pe, ql_nope;
+  int64_t row_padding, weights_column_stride;
+};
+
+std::vector<Case> case_grid() {
   const Shape shapes[] = {{5, 3, 2, 32, 16, 24}, {2, 1, 3, 16, 16, 8}, {3, 2, 1, 48, 2, 16}};
+  const Layouts layouts[] = {{Layout::kPaddedRows, Layout::kHeadMajor, 3, 2},
+                             {Layout::kWideRowView, Layout::kHeadMajor, 5, 3},
+                             {Layout::kWideRowView, Layout::kPaddedRows, 1, 2}};
   struct PathChoice {
     QueryPath path;
-    bool alias;
+    AliasMode alias;
   };
-  const PathChoice paths[] = {{QueryPath::kFp8Packed, false},
-                              {QueryPath::kBf16Packed, false},
-                              {QueryPath::kBf16Packed, true},
-                              {QueryPath::kBf16Separate, false}};
-  std::vector<LaunchConfig> grid;
+  const PathChoice paths[] = {{QueryPath::kFp8Packed, AliasMode::kNone},
+                              {QueryPath::kBf16Packed, AliasMode::kNone},
+                              {QueryPath::kBf16Packed, AliasMode::kExactFront},
+                              {QueryPath::kBf16Separate, AliasMode::kNone}};
+  std::vector<Case> grid;
   uint64_t seed = 100;
-  for (const Shape& s : shapes) {
+  for (int s = 0; s < 3; ++s) {
     for (const PathChoice& p : paths) {
       for (int indexer = 0; indexer < 3; ++indexer) {
         for (int dtypes = 0; dtypes < 8; ++dtypes) {
-          LaunchConfig c;
-          c.tokens = s.tokens;
-          c.mqa_heads = s.mqa_heads;
-          c.indexer_heads = s.indexer_heads;
-          c.index_dim = s.index_dim;
-          c.rope_dim = s.rope_dim;
-          c.nope_dim = s.nope_dim;
-          c.path = p.path;
+          Case c;
+          c.num_tokens = shapes[s].tokens;
+          c.mqa_heads = shapes[s].mqa_heads;
+          c.indexer_heads = shapes[s].indexer_heads;
+          c.index_dim = shapes[s].index_dim;
+          c.rope_dim = shapes[s].rope_dim;
+          c.nope_dim = shapes[s].nope_dim;
+          set_default_scales(c);
+          c.query_path = p.path;
           c.alias = p.alias;
           c.has_indexer = indexer != 0;
           c.indexer_rope = indexer == 2 ? RopeStyle::kInterleaved : RopeStyle::kNeox;
-          c.cache_dtype = dtypes & 1 ? FloatType::kBf16 : FloatType::kF32;
+          c.mqa_cache_dtype = c.indexer_cache_dtype = dtypes & 1 ? FloatType::kBf16 : FloatType::kF32;
           c.weights_dtype = dtypes & 2 ? FloatType::kBf16 : FloatType::kF32;
           c.weights_out_dtype = dtypes & 4 ? FloatType::kBf16 : FloatType::kF32;
+          c.q_pe_layout = layouts[s].q_pe;
+          // The alias takes query_out's strides (validate_case).
+          c.ql_nope_layout = p.alias == AliasMode::kExactFront ? Layout::kContiguous : layouts[s].ql_nope;
+          c.index_q_layout = c.weights_layout = Layout::kPaddedRows;
+          c.mqa_cache_layout = c.indexer_cache_layout = Layout::kPaddedRows;
+          c.query_out_layout = c.index_q_fp8_layout = c.weights_out_layout = Layout::kPaddedRows;
+          c.row_padding = layouts[s].row_padding;
+          c.weights_column_stride = layouts[s].weights_column_stride;
+          c.cache_rows = 7;
+          const uint64_t index = grid.size();
+          c.values = ValueRecipe(index % 9);  // all nine recipes, kMixed included
+          c.positions = PositionsRecipe((index / 8) % 4);
           c.seed = seed++;
           grid.push_back(c);
         }
@@ -65,15 +93,18 @@ QCHECK_INSTANTIATE_PER_TARGET(OracleSimdVsScalar);
 
 void compare_under(const Profile& profile, uint32_t q_scale_bits, const RowOps& simd, const char* target) {
   size_t launches = 0;
-  for (LaunchConfig config : launch_grid()) {
-    config.q_scale_bits = q_scale_bits;
-    SmallLaunch scalar_launch(config), simd_launch(config);
-    const std::string what = std::string(target) + " " + profile.name + " " + config.describe();
-    ASSERT_EQ(run_fused_q_oracle(scalar_launch.args(), profile, scalar_row_ops()), "") << what;
-    ASSERT_EQ(run_fused_q_oracle(simd_launch.args(), profile, simd), "") << what;
-    EXPECT_EQ(output_differences(scalar_launch, simd_launch), "") << what;
-    EXPECT_EQ(scalar_launch.unexpected_changes(), "") << what << " (scalar)";
-    EXPECT_EQ(simd_launch.unexpected_changes(), "") << what << " (simd)";
+  for (Case c : case_grid()) {
+    c.profile = profile.name;
+    c.q_scale_bits = q_scale_bits;
+    const std::string what = std::string(target) + " " + describe(c);
+    ASSERT_EQ(validate_case(c), "") << what;
+    const OracleRun scalar_run = run_oracle_twice(c, profile, scalar_row_ops());
+    const OracleRun simd_run = run_oracle_twice(c, profile, simd);
+    ASSERT_EQ(scalar_run.refusal, "") << what;
+    ASSERT_EQ(simd_run.refusal, "") << what;
+    EXPECT_EQ(differences(c, scalar_run, simd_run), "") << what;
+    EXPECT_EQ(side_effects(c, scalar_run), "") << what << " (scalar)";
+    EXPECT_EQ(side_effects(c, simd_run), "") << what << " (simd)";
     ++launches;
   }
   EXPECT_EQ(launches, 3u * 4u * 3u * 8u);

@@ -1,6 +1,7 @@
 // qcheck-bench-oracle: how fast the CPU oracle runs, scalar spec vs Highway
-// SIMD rows, on a production-shaped fused_q (production_launch.h), and how
-// long one 2^32 conversion sweep of the SIMD rows takes per target.
+// SIMD rows, on a production-shaped fused_q, and how long one 2^32
+// conversion sweep of the SIMD rows takes per target. The launch is a Case
+// whose tensors the harness builds (fuzz/tensors.h), like every other run.
 // Targets (task brief): SIMD >= 8x scalar; a 2^32 sweep < 10 s per target on
 // 2 cores. Single-threaded oracle runs; median of --runs runs.
 #include <algorithm>
@@ -13,12 +14,16 @@
 #include <thread>
 #include <vector>
 
+#include "fuzz/case.h"
+#include "fuzz/compare.h"
+#include "fuzz/report.h"
+#include "fuzz/tensors.h"
+#include "fuzz/verdict.h"
 #include "reference/float_bits.h"
 #include "reference/fused_q_oracle.h"
 #include "reference/profile.h"
 #include "reference/row_ops.h"
 #include "reference/simd_rows.h"
-#include "tools/bench_oracle/production_launch.h"
 
 namespace qcheck::bench {
 namespace {
@@ -74,13 +79,60 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Median seconds of `runs` oracle runs over the first `tokens` tokens.
-double time_oracle(const ProductionLaunch& launch, int64_t tokens, const RowOps& ops, int runs) {
+// A fused_q launch shaped like production (GLM-5 at TP4, SEMANTICS.md "Real
+// dimensions" and "What fused_q does"): T tokens, H = 16, NI = 32, D = 128,
+// R = 64, L = 512, bf16 packed query path, fp32 cos/sin caches of 32768 rows,
+// NeoX indexer; q_pe a view of a wider [T, H, 192] buffer, head-major ql_nope
+// (strides L, T*L), index weights with row stride NI + D (the case's row
+// padding is D); positions scattered over the cache; noise of magnitude 1
+// with real rotary cos/sin (the kNormal recipe). Scales: production's.
+Case production_case(int64_t tokens) {
+  Case c;  // the defaults are production's dims, path, dtypes and NeoX indexer
+  c.num_tokens = tokens;
+  c.q_pe_layout = Layout::kWideRowView;
+  c.ql_nope_layout = Layout::kHeadMajor;
+  c.weights_layout = Layout::kPaddedRows;
+  c.row_padding = c.index_dim;
+  c.cache_rows = 32768;
+  c.positions = PositionsRecipe::kRandom;
+  c.values = ValueRecipe::kNormal;
+  set_default_scales(c);
+  c.seed = 20261129;
+  return c;
+}
+
+// Bytes a launch of `tokens` tokens must read (positions, two cache rows per
+// token, q_pe, ql_nope, index_q, weights) and write (query_out, index_q_fp8,
+// weights out); padding and unread columns excluded.
+uint64_t input_bytes(const Case& c, int64_t tokens) {
+  const uint64_t per_token = 8 + 2 * 4 * uint64_t(c.rope_dim) +
+                             2 * uint64_t(c.mqa_heads * (c.rope_dim + c.nope_dim)) +
+                             2 * uint64_t(c.indexer_heads * c.index_dim) + 4 * uint64_t(c.indexer_heads);
+  return per_token * uint64_t(tokens);
+}
+
+uint64_t output_bytes(const Case& c, int64_t tokens) {
+  const uint64_t per_token = 2 * uint64_t(c.mqa_heads * (c.nope_dim + c.rope_dim)) +
+                             uint64_t(c.indexer_heads * c.index_dim) + 4 * uint64_t(c.indexer_heads);
+  return per_token * uint64_t(tokens);
+}
+
+// A case the harness refuses (say, more tokens than its 1 GiB memory cap
+// holds): one line naming the flag and the limit, exit 2.
+void check_case(const Case& c, const char* flag) {
+  const std::string error = validate_case(c);
+  if (!error.empty()) usage_error(std::string(flag) + " = " + std::to_string(c.num_tokens) + ": " + error);
+}
+
+// Median seconds of `runs` oracle runs over the first `tokens` tokens of the
+// launch `args` (its num_tokens lowered; strides stay those of the full set).
+double time_oracle(FusedQArgs args, int64_t tokens, const RowOps& ops, int runs) {
   const Profile profile = qcheck_profile();
+  args.num_tokens = tokens;
   std::vector<double> seconds;
   for (int r = 0; r < runs; ++r) {
     const auto start = Clock::now();
-    const std::string error = run_fused_q_oracle(launch.args(tokens), profile, ops);
+    const std::string error = run_fused_q_oracle(args, profile, ops);
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
     if (!error.empty()) usage_error("the oracle refused the launch: " + error);
   }
@@ -182,30 +234,49 @@ void run_sweeps() {
   std::printf("(checksum %llu)\n", static_cast<unsigned long long>(checksum));
 }
 
+// Scalar vs SIMD on the launch of the first `tokens` tokens (the same rows
+// as the timed launch: a row's values do not depend on T): the scalar set is
+// the expected one, the SIMD table fills two sets (poisons A and B), and
+// fuzz/compare.h checks every byte of every buffer, guards included.
+bool tables_agree(int64_t tokens) {
+  const Case c = production_case(tokens);
+  check_case(c, "--scalar-tokens");
+  const Profile profile = qcheck_profile();
+  std::string error;
+  const TensorSet expected = expected_tensors(c, profile, scalar_row_ops(), Poison::kA, &error);
+  if (!error.empty()) usage_error("the oracle refused the launch: " + error);
+  const TensorSet simd_a = expected_tensors(c, profile, simd_row_ops(), Poison::kA, &error);
+  if (!error.empty()) usage_error("the oracle refused the launch: " + error);
+  const TensorSet simd_b = expected_tensors(c, profile, simd_row_ops(), Poison::kB, &error);
+  if (!error.empty()) usage_error("the oracle refused the launch: " + error);
+  const Report report = compare_runs(c, expected, simd_a, simd_b, 4);
+  std::printf("outputs of the first %lld tokens, scalar vs SIMD: %s\n", (long long)tokens,
+              report.passed() ? "bit-identical" : "DIFFERENT");
+  if (!report.passed()) std::printf("%s", report_text(report).c_str());
+  return report.passed();
+}
+
 int run(const Options& o) {
-  LaunchShape shape;
-  shape.tokens = o.tokens;
+  const Case c = production_case(o.tokens);
+  check_case(c, "--tokens");
   std::printf("fused_q oracle: T = %lld, H = %lld, NI = %lld, D = %lld, R = %lld, L = %lld, bf16 packed path, "
               "f32 caches, NeoX indexer, head-major ql_nope, q_pe row 192, weights row D + NI\n",
-              (long long)shape.tokens, (long long)shape.mqa_heads, (long long)shape.indexer_heads,
-              (long long)shape.index_dim, (long long)shape.rope_dim, (long long)shape.nope_dim);
+              (long long)c.num_tokens, (long long)c.mqa_heads, (long long)c.indexer_heads,
+              (long long)c.index_dim, (long long)c.rope_dim, (long long)c.nope_dim);
   std::printf("SIMD targets: %s (dispatching to %s)\n", simd_row_target_names().c_str(),
               simd_row_ops_for_target(simd_row_dispatched_target())->name);
-  const ProductionLaunch launch(shape, 20261129);
 
   // Bit-identity of the two tables on the scalar prefix, before timing.
-  time_oracle(launch, o.scalar_tokens, scalar_row_ops(), 1);
-  const std::vector<uint8_t> scalar_bytes = launch.output_snapshot(o.scalar_tokens);
-  time_oracle(launch, o.scalar_tokens, simd_row_ops(), 1);
-  const bool identical = launch.output_snapshot(o.scalar_tokens) == scalar_bytes;
-  std::printf("outputs of the first %lld tokens, scalar vs SIMD: %s\n", (long long)o.scalar_tokens,
-              identical ? "bit-identical" : "DIFFERENT");
+  const bool identical = tables_agree(o.scalar_tokens);
+
+  TensorSet set = build_tensor_set(c, Poison::kA);
+  const FusedQArgs launch = make_fused_q_args(c, set);
 
   const double simd = time_oracle(launch, o.tokens, simd_row_ops(), o.runs);
   const double scalar = time_oracle(launch, o.scalar_tokens, scalar_row_ops(), std::max(1, o.runs / 2 + 1));
   const double simd_rate = double(o.tokens) / simd, scalar_rate = double(o.scalar_tokens) / scalar;
   const auto gbps = [&](int64_t tokens, double seconds, bool with_output) {
-    const double bytes = double(launch.input_bytes(tokens) + (with_output ? launch.output_bytes(tokens) : 0));
+    const double bytes = double(input_bytes(c, tokens) + (with_output ? output_bytes(c, tokens) : 0));
     return bytes / seconds * 1e-9;
   };
   std::printf("\n%-7s | %7s | %9s | %13s | %13s | %15s\n", "rows", "tokens", "median s", "tokens/s",
