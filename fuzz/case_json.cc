@@ -144,7 +144,7 @@ std::string case_from_json(const std::string& text, Case* out) {
   Json json;
   try {
     json = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
     return std::string("not valid JSON: ") + e.what();
   }
   if (!json.is_object()) return "a JSON case must be an object ({...})";

@@ -19,6 +19,8 @@ namespace qcheck::spec {
 
 // a*c + b*s under a contraction pattern, with explicit std::fma (this file
 // is built with -ffp-contract=off so the compiler adds no fusion of its own).
+// A NaN result is the canonical 0x7FFFFFFF: the payload a host keeps is not
+// pinned by IEEE 754 and differs between compilers' operand orders.
 float rope_term(float a, float c, float b, float s, Contraction contraction);
 
 // out[0..count) = RoPE of x[0..count); cos and sin hold count / 2 values each.

@@ -211,14 +211,23 @@ float AmaxRow(const float* in, size_t count) {
 
 // ----------------------------------------------------------------- RoPE
 
-// spec::rope_term: a*c + b*s under a contraction pattern.
-HWY_INLINE VF RopeTerm(VF a, VF c, VF b, VF s, Contraction contraction) {
+HWY_INLINE VF RopeTermRaw(VF a, VF c, VF b, VF s, Contraction contraction) {
   switch (contraction) {
     case Contraction::kFuseCos: return hn::MulAdd(a, c, hn::Mul(b, s));
     case Contraction::kFuseSin: return hn::MulAdd(b, s, hn::Mul(a, c));
     case Contraction::kNone:
     default: return hn::Add(hn::Mul(a, c), hn::Mul(b, s));
   }
+}
+
+// spec::rope_term: a*c + b*s under a contraction pattern, NaN results
+// canonical (0x7FFFFFFF) as the spec pins them.
+HWY_INLINE VF RopeTerm(VF a, VF c, VF b, VF s, Contraction contraction) {
+  const DF df;
+  const DU du;
+  const VF r = RopeTermRaw(a, c, b, s, contraction);
+  const VF canonical_nan = hn::BitCast(df, hn::Set(du, 0x7FFFFFFFu));
+  return hn::IfThenElse(hn::IsNaN(r), canonical_nan, r);
 }
 
 // NeoX: for i < h = count / 2, r_i = x_i*c_i - x_(i+h)*s_i (minus terms) and

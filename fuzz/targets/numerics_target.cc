@@ -45,7 +45,10 @@ struct Row {
                "\nrules: nan %d, overflow %d, style %d, contraction minus %d plus %d, divisor 0x%08x, "
                "misalignment in %u out %u\n==== end of finding ====\n",
                fz::name_of(in.operation), simd.name, index,
-               in.operation == fz::RowOperation::kF32FromBf16 ? in.bf16.size() : in.f32.size(), input_bits,
+               in.operation == fz::RowOperation::kF32FromBf16 ? in.bf16.size()
+               : in.operation == fz::RowOperation::kRope      ? in.f32.size() / 2  // x, then cos and sin
+                                                              : in.f32.size(),
+               input_bits,
                expected, got, static_cast<int>(in.nan_rule), static_cast<int>(in.overflow),
                static_cast<int>(in.style), static_cast<int>(in.minus_terms), static_cast<int>(in.plus_terms),
                in.divisor_bits, in.input_misalignment, in.output_misalignment);

@@ -1,0 +1,217 @@
+// The fused_q target's structure-aware mutator (fuzz/targets/case_mutator.h)
+// and the pieces around it: every case it makes is valid and within its size
+// budget, its mutations reach every value of every structural field, repair
+// turns arbitrary field values into valid cases, and the numerics input
+// layout round-trips. Plain unit tests (label cpu): they run in every build.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "fuzz/case_names.h"
+#include "fuzz/prng.h"
+#include "fuzz/targets/bin_table.h"
+#include "fuzz/targets/case_mutator.h"
+#include "fuzz/targets/numerics_input.h"
+#include "fuzz/targets/semantic_bins.h"
+#include "fuzz/tensor_plan.h"
+
+namespace qcheck::fuzzing {
+namespace {
+
+void expect_within(const Case& c, const SizeCap& cap) {
+  EXPECT_EQ(validate_case(c), "") << describe(c);
+  EXPECT_LE(plan_tensors(c).total_bytes(), cap.bytes) << describe(c);
+  EXPECT_LE(c.num_tokens, cap.tokens);
+  EXPECT_LE(c.mqa_heads, cap.heads);
+  EXPECT_LE(c.indexer_heads, cap.heads);
+  EXPECT_LE(c.index_dim, cap.index_dim);
+  EXPECT_LE(c.nope_dim, cap.nope_dim);
+  EXPECT_LE(c.cache_rows, cap.cache_rows);
+}
+
+TEST(CaseMutator, SeedCasesAreValidAndUsualSized) {
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    Xoshiro256 rng(seed);
+    expect_within(seed_case(rng), kDefaultBudget.usual);
+    if (HasFailure()) FAIL() << "seed " << seed;
+  }
+}
+
+// Chains of mutations (each result mutated again), as libFuzzer does.
+template <typename Visit>
+void mutation_chains(const SizeBudget& budget, int chains, int length, Visit visit) {
+  for (int chain = 0; chain < chains; ++chain) {
+    Xoshiro256 rng(mix_keys({0xC4A14ull, static_cast<uint64_t>(chain)}));
+    Case c = seed_case(rng, budget);
+    for (int step = 0; step < length; ++step) {
+      mutate_case(c, rng, budget);
+      visit(c);
+    }
+  }
+}
+
+TEST(CaseMutator, MutationsStayValidAndMostlyUsualSized) {
+  int large = 0, total = 0;
+  mutation_chains(kDefaultBudget, 40, 250, [&](const Case& c) {
+    expect_within(c, kDefaultBudget.large);
+    ++total;
+    if (plan_tensors(c).total_bytes() > kDefaultBudget.usual.bytes) ++large;
+  });
+  ASSERT_FALSE(HasFailure());
+  // One mutation in 32 may go large and a large case stays large half the
+  // time: well under a quarter of all cases.
+  EXPECT_LT(large * 4, total) << large << " large cases of " << total;
+  EXPECT_GT(large, 0) << "the mutator never makes a large case";
+}
+
+TEST(CaseMutator, TinyBudgetIsRespected) {
+  mutation_chains(kTinyBudget, 20, 200, [&](const Case& c) { expect_within(c, kTinyBudget.large); });
+}
+
+TEST(CaseMutator, MutationsReachEveryStructuralValue) {
+  std::map<std::string, std::set<int64_t>> seen;
+  mutation_chains(kDefaultBudget, 20, 500, [&](const Case& c) {
+    seen["query_path"].insert(static_cast<int>(c.query_path));
+    seen["has_indexer"].insert(c.has_indexer);
+    seen["indexer_rope"].insert(static_cast<int>(c.indexer_rope));
+    seen["mqa_cache_dtype"].insert(static_cast<int>(c.mqa_cache_dtype));
+    seen["indexer_cache_dtype"].insert(static_cast<int>(c.indexer_cache_dtype));
+    seen["weights_dtype"].insert(static_cast<int>(c.weights_dtype));
+    seen["weights_out_dtype"].insert(static_cast<int>(c.weights_out_dtype));
+    seen["q_pe_layout"].insert(static_cast<int>(c.q_pe_layout));
+    seen["ql_nope_layout"].insert(static_cast<int>(c.ql_nope_layout));
+    seen["query_out_layout"].insert(static_cast<int>(c.query_out_layout));
+    seen["alias"].insert(static_cast<int>(c.alias));
+    seen["positions"].insert(static_cast<int>(c.positions));
+    seen["values"].insert(static_cast<int>(c.values));
+    seen["profile"].insert(c.profile == "qcheck" ? 0 : 1);
+    if (c.num_tokens > 0) seen["T % 16"].insert(c.num_tokens % 16);
+    seen["H parity"].insert(c.mqa_heads % 2);
+    seen["R == 2"].insert(c.rope_dim == 2);
+    seen["R == D"].insert(c.rope_dim == c.index_dim);
+    seen["column stride > 1"].insert(c.weights_column_stride > 1);
+    seen["T == 0"].insert(c.num_tokens == 0);
+    seen["real dims"].insert(c.index_dim == 128 && c.rope_dim == 64 && c.nope_dim == 512);
+    seen["P > 8192"].insert(c.cache_rows > 8192);
+    seen["fp8 q_scale not a power of two"].insert(c.query_path == QueryPath::kFp8Packed &&
+                                                  (c.q_scale_bits & 0x7FFFFFu) != 0);
+  });
+  const std::map<std::string, size_t> expected = {
+      {"query_path", 3}, {"has_indexer", 2}, {"indexer_rope", 2}, {"mqa_cache_dtype", 2},
+      {"indexer_cache_dtype", 2}, {"weights_dtype", 2}, {"weights_out_dtype", 2}, {"q_pe_layout", 3},
+      {"ql_nope_layout", 3}, {"query_out_layout", 2}, {"alias", 2}, {"positions", 4}, {"values", 9},
+      {"profile", 2}, {"T % 16", 16}, {"H parity", 2}, {"R == 2", 2}, {"R == D", 2},
+      {"column stride > 1", 2}, {"T == 0", 2}, {"real dims", 2}, {"P > 8192", 2},
+      {"fp8 q_scale not a power of two", 2}};
+  for (const auto& [field, count] : expected) EXPECT_EQ(seen[field].size(), count) << field;
+}
+
+TEST(CaseMutator, RepairMakesArbitraryFieldsValid) {
+  Xoshiro256 rng(0xBAD5EEDull);
+  for (int i = 0; i < 3000; ++i) {
+    Case c;
+    c.num_tokens = static_cast<int64_t>(rng.next());
+    c.mqa_heads = static_cast<int64_t>(rng.next());
+    c.indexer_heads = static_cast<int64_t>(rng.next() % 5000) - 10;
+    c.index_dim = static_cast<int64_t>(rng.next());
+    c.rope_dim = static_cast<int64_t>(rng.next() % 2000) - 5;
+    c.nope_dim = static_cast<int64_t>(rng.next());
+    c.query_path = static_cast<QueryPath>(rng.below(256));
+    c.indexer_rope = static_cast<RopeStyle>(rng.below(256));
+    c.weights_out_dtype = static_cast<FloatType>(rng.below(256));
+    c.q_pe_layout = static_cast<Layout>(rng.below(256));
+    c.ql_nope_layout = static_cast<Layout>(rng.below(5));
+    c.index_q_layout = static_cast<Layout>(rng.below(5));
+    c.alias = static_cast<AliasMode>(rng.below(3));
+    c.values = static_cast<ValueRecipe>(rng.below(256));
+    c.cache_rows = static_cast<int64_t>(rng.next());
+    c.row_padding = static_cast<int64_t>(rng.next());
+    c.weights_column_stride = -static_cast<int64_t>(rng.below(100));
+    c.q_scale_bits = static_cast<uint32_t>(rng.next());
+    c.profile = rng.one_in(2) ? "vllm-triton" : "no-such-profile";
+    c.query_path = rng.one_in(3) ? QueryPath::kFp8Packed : c.query_path;
+    c.memory_limit_bytes = rng.next();
+    repair_case(c, kDefaultBudget.usual);
+    expect_within(c, kDefaultBudget.usual);
+    if (HasFailure()) FAIL() << "iteration " << i;
+  }
+}
+
+TEST(CaseMutator, CrossOverMixesBothParentsAndStaysValid) {
+  int from_a = 0, from_b = 0;
+  for (uint64_t i = 0; i < 300; ++i) {
+    Xoshiro256 rng(i);
+    const Case a = seed_case(rng), b = seed_case(rng);
+    const Case child = cross_over(a, b, rng);
+    expect_within(child, kDefaultBudget.large);
+    from_a += child.seed == a.seed && a.seed != b.seed;
+    from_b += child.seed == b.seed && a.seed != b.seed;
+  }
+  EXPECT_GT(from_a, 50);
+  EXPECT_GT(from_b, 50);
+}
+
+TEST(CaseMutator, SameSeedSameMutation) {
+  Xoshiro256 r1(42), r2(42);
+  Case a = seed_case(r1), b = seed_case(r2);
+  for (int i = 0; i < 100; ++i) {
+    mutate_case(a, r1);
+    mutate_case(b, r2);
+  }
+  EXPECT_TRUE(a == b) << describe(a) << "\n" << describe(b);
+}
+
+TEST(NumericsInput, EncodeDecodeRoundTrip) {
+  NumericsInput in;
+  in.operation = RowOperation::kRope;
+  in.nan_rule = Bf16Nan::kKeepSignQuiet;
+  in.overflow = E4m3Overflow::kNan;
+  in.style = RopeStyle::kInterleaved;
+  in.minus_terms = Contraction::kFuseSin;
+  in.plus_terms = Contraction::kNone;
+  in.input_misalignment = 13;
+  in.output_misalignment = 6;
+  in.divisor_bits = 0x3EBD70A4u;
+  in.f32 = {0x7FC00000u, 0x3F800000u, 0x80000000u, 0x00000001u, 1, 2, 3, 4};
+  const std::vector<uint8_t> bytes = encode_numerics_input(in);
+  ASSERT_EQ(bytes.size(), kNumericsHeaderBytes + 4 * in.f32.size());
+  const NumericsInput back = decode_numerics_input(bytes.data(), bytes.size());
+  EXPECT_EQ(back.operation, in.operation);
+  EXPECT_EQ(back.nan_rule, in.nan_rule);
+  EXPECT_EQ(back.overflow, in.overflow);
+  EXPECT_EQ(back.style, in.style);
+  EXPECT_EQ(back.minus_terms, in.minus_terms);
+  EXPECT_EQ(back.plus_terms, in.plus_terms);
+  EXPECT_EQ(back.input_misalignment, 13u);
+  EXPECT_EQ(back.output_misalignment, 6u);
+  EXPECT_EQ(back.divisor_bits, in.divisor_bits);
+  EXPECT_EQ(back.f32, in.f32);
+  // Short inputs decode to an empty row; rope rows keep a multiple of 4.
+  EXPECT_TRUE(decode_numerics_input(bytes.data(), 3).f32.empty());
+  EXPECT_EQ(decode_numerics_input(bytes.data(), bytes.size() - 4).f32.size(), 4u);
+}
+
+TEST(SemanticBins, CaseBinsAreMarkedAndReported) {
+  const int before = bins_reached();
+  Case c;
+  c.num_tokens = 17;
+  c.mqa_heads = 33;
+  c.indexer_heads = 2;
+  mark_case_bins(c);
+  EXPECT_GT(bins_reached(), before);
+  EXPECT_EQ(bin_count(), kTotalBins);
+  const std::string report = bins_report();
+  // The reached list comes before "| missing:" on each group's line.
+  const size_t line = report.find("indexer heads");
+  ASSERT_NE(line, std::string::npos) << report;
+  const std::string text = report.substr(line, report.find('\n', line) - line);
+  EXPECT_LT(text.find("H>2*NI"), text.find("missing")) << text;
+  int total = 0;
+  for (const BinGroupSpec& g : kBinGroups) total += g.count;
+  EXPECT_EQ(total, kTotalBins);
+}
+
+}  // namespace
+}  // namespace qcheck::fuzzing

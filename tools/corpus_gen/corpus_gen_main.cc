@@ -1,0 +1,113 @@
+// qcheck-corpus-gen OUTDIR
+//
+// Writes the deterministic seed corpus (tools/corpus_gen/seed_grid.h):
+//   OUTDIR/fused_q/<case digest>       binary cases, named by case_digest
+//   OUTDIR/examples/<name>.json        hand-readable cases
+//   OUTDIR/numerics/<XXH64 of bytes>   numerics target inputs
+//   OUTDIR/case_decode/<XXH64>         case_decode target inputs
+// Each of these folders is emptied first (README files are kept), so the
+// output is exactly the grid. OUTDIR/regressions is never touched. Every
+// case is validated before it is written: an invalid seed is a bug here.
+// Exit codes: 0 written, 1 a seed is invalid or two seeds collide, 2 bad
+// arguments or an I/O error.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "fuzz/case_binary.h"
+#include "fuzz/case_file.h"
+#include "tools/corpus_gen/seed_grid.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string hex64(uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+// Empties `dir` (keeping README files) and creates it if needed.
+bool reset_folder(const fs::path& dir) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    std::fprintf(stderr, "qcheck-corpus-gen: cannot create %s: %s\n", dir.c_str(), error.message().c_str());
+    return false;
+  }
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().filename().string().rfind("README", 0) != 0) fs::remove(entry.path());
+  }
+  return true;
+}
+
+bool write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) std::fprintf(stderr, "qcheck-corpus-gen: cannot write %s\n", path.c_str());
+  return static_cast<bool>(out);
+}
+
+int write_cases(const fs::path& dir, const std::vector<qcheck::corpus::NamedCase>& cases, bool json) {
+  std::set<std::string> names;
+  for (const auto& [name, c] : cases) {
+    const std::string error = qcheck::validate_case(c);
+    if (!error.empty()) {
+      std::fprintf(stderr, "qcheck-corpus-gen: seed %s is invalid: %s\n", name.c_str(), error.c_str());
+      return 1;
+    }
+    const std::string file = json ? name + ".json" : qcheck::case_digest(c);
+    if (!names.insert(file).second) {
+      std::fprintf(stderr, "qcheck-corpus-gen: seed %s collides with another (%s)\n", name.c_str(), file.c_str());
+      return 1;
+    }
+    const std::string save = qcheck::save_case_file((dir / file).string(), c,
+                                                    json ? qcheck::CaseForm::kJson : qcheck::CaseForm::kBinary);
+    if (!save.empty()) {
+      std::fprintf(stderr, "qcheck-corpus-gen: %s\n", save.c_str());
+      return 2;
+    }
+  }
+  std::printf("%-12s %zu files\n", dir.filename().c_str(), cases.size());
+  return 0;
+}
+
+int write_inputs(const fs::path& dir, const std::vector<qcheck::corpus::NamedBytes>& inputs) {
+  std::set<std::string> names;
+  for (const auto& [name, bytes] : inputs) {
+    const std::string file = hex64(XXH64(bytes.data(), bytes.size(), 0));
+    if (!names.insert(file).second) {
+      std::fprintf(stderr, "qcheck-corpus-gen: input %s collides with another (%s)\n", name.c_str(), file.c_str());
+      return 1;
+    }
+    if (!write_bytes(dir / file, bytes)) return 2;
+  }
+  std::printf("%-12s %zu files\n", dir.filename().c_str(), inputs.size());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, "usage: qcheck-corpus-gen OUTDIR   (writes fused_q/, examples/, numerics/, case_decode/)\n");
+    return 2;
+  }
+  const fs::path out = argv[1];
+  for (const char* sub : {"fused_q", "examples", "numerics", "case_decode"}) {
+    if (!reset_folder(out / sub)) return 2;
+  }
+  int status = write_cases(out / "fused_q", qcheck::corpus::fused_q_seeds(), false);
+  if (status == 0) status = write_cases(out / "examples", qcheck::corpus::example_cases(), true);
+  if (status == 0) status = write_inputs(out / "numerics", qcheck::corpus::numerics_seeds());
+  if (status == 0) status = write_inputs(out / "case_decode", qcheck::corpus::case_decode_seeds());
+  return status;
+}
