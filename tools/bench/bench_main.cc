@@ -102,13 +102,15 @@ double time_launches(cuda::KernelDesign design, const BenchLaunch& l, cudaStream
   return median(ms) * 1e3;
 }
 
-// Microseconds per launch: a graph of 100 launches, median of 20 replays.
-double time_graph(cuda::KernelDesign design, const BenchLaunch& l, cudaStream_t stream) {
+// Microseconds per launch: `enqueue(i)` puts launch i on the stream 100
+// times inside a captured graph; the median of 20 replays, over 100.
+template <typename Enqueue>
+double time_captured(cudaStream_t stream, Enqueue enqueue) {
   constexpr int kLaunches = 100, kReplays = 20;
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-  for (int i = 0; i < kLaunches; ++i) launch(design, l, i, stream);
+  for (int i = 0; i < kLaunches; ++i) enqueue(i);
   check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
   check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
   Events ev;
@@ -125,28 +127,15 @@ double time_graph(cuda::KernelDesign design, const BenchLaunch& l, cudaStream_t 
   return median(ms) * 1e3 / kLaunches;
 }
 
+// A launch of the kernel under test, replayed as a graph.
+double time_graph(cuda::KernelDesign design, const BenchLaunch& l, cudaStream_t stream) {
+  return time_captured(stream, [&](int i) { launch(design, l, i, stream); });
+}
+
 // Microseconds per launch of an empty kernel with the same parameter block
 // and grid as the blocked kernel at T = 1 (H + NI programs): the floor.
 double time_empty_graph(unsigned programs, cudaStream_t stream) {
-  constexpr int kLaunches = 100, kReplays = 20;
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-  for (int i = 0; i < kLaunches; ++i) check(launch_empty_kernel(1, programs, 128, stream));
-  check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
-  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-  Events ev;
-  for (int i = 0; i < 3; ++i) check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
-  std::vector<float> ms;
-  for (int r = 0; r < kReplays; ++r) {
-    check(cudaEventRecord(ev.start, stream), "cudaEventRecord");
-    check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
-    check(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
-    ms.push_back(ev.elapsed_ms());
-  }
-  check(cudaGraphExecDestroy(exec), "cudaGraphExecDestroy");
-  check(cudaGraphDestroy(graph), "cudaGraphDestroy");
-  return median(ms) * 1e3 / kLaunches;
+  return time_captured(stream, [&](int) { check(launch_empty_kernel(1, programs, 128, stream)); });
 }
 
 // Enough input sets that rotating through them leaves L2 (60 MB) behind,
