@@ -29,6 +29,10 @@ struct Backend {
   // A planted bug is expected to fail (it proves the gate fires); a real
   // target is expected to pass.
   bool planted_bug = false;
+  // The one profile the backend implements whatever the case says (this
+  // project's kernels and the CPU model: "qcheck"); empty for the oracle
+  // backends, which follow the case's profile. --profile overrides both.
+  std::string fixed_profile;
   // "" when the backend can run the case here, else why not (asked at run
   // time: e.g. cudaGetDeviceCount finds no device).
   std::function<std::string(const Case&)> domain;

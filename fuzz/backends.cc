@@ -29,6 +29,7 @@ Backend model_backend(const PlantedCpuBugInfo& info) {
   b.name = std::string("cpu-model") + (info.backend_suffix[0] ? "-" : "") + info.backend_suffix;
   b.description = std::string("CPU model of the blocked kernel: ") + info.description;
   b.planted_bug = info.is_a_bug;
+  b.fixed_profile = "qcheck";
   b.domain = always_runs;
   const PlantedCpuBug bug = info.bug;
   b.run = [bug](const Case& c, const Profile&, TensorSet& tensors) {
@@ -45,6 +46,7 @@ Backend cuda_backend(const char* name, const char* description, cuda::KernelDesi
   b.name = name;
   b.description = description;
   b.planted_bug = bug != cuda::PlantedBug::kNone;
+  b.fixed_profile = "qcheck";
   b.domain = [](const Case&) { return cuda_device_problem(); };
   b.run = [design, bug](const Case& c, const Profile&, TensorSet& tensors) {
     return run_on_cuda_device(design, bug, c, tensors);

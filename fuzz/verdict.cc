@@ -24,7 +24,9 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
   Verdict v;
   v.backend = backend.name;
   v.planted_bug = backend.planted_bug;
-  v.profile = options.profile.empty() ? c.profile : options.profile;
+  v.profile = !options.profile.empty()         ? options.profile
+              : !backend.fixed_profile.empty() ? backend.fixed_profile
+                                               : c.profile;
   v.report.max_listed = options.max_listed;
   std::string error = validate_case(c);
   if (!error.empty()) {

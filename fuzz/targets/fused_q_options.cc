@@ -35,9 +35,7 @@ bool env_is(const char* name, const char* value) {
 
 }  // namespace
 
-bool backend_follows_profile(const Backend& backend) {
-  return backend.name == "cpu-scalar" || backend.name == "cpu-simd";
-}
+bool backend_follows_profile(const Backend& backend) { return backend.fixed_profile.empty(); }
 
 std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
   FusedQOptions o;
@@ -88,16 +86,10 @@ std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
   return "";
 }
 
-VerdictOptions verdict_options_for(const FusedQOptions& options) {
-  VerdictOptions v = options.verdict;
-  if (!options.profile_given && !backend_follows_profile(*options.backend)) v.profile = "qcheck";
-  return v;
-}
-
 std::string describe(const FusedQOptions& o) {
   std::string profile = o.profile_given ? o.verdict.profile
                         : backend_follows_profile(*o.backend) ? "the case's"
-                                                              : "qcheck (the backend's only profile)";
+                                                              : o.backend->fixed_profile + " (the backend's only profile)";
   return "backend " + o.backend->name + (o.backend->planted_bug ? " (planted bug)" : "") + ", oracle " +
          (o.verdict.oracle_rows == OracleRows::kScalar ? "scalar" : "simd") + " rows, profile " + profile +
          ", cases up to " + std::to_string(o.max_case_bytes) + " bytes" + (o.tiny_cases ? ", tiny mutations" : "") +

@@ -43,13 +43,9 @@ struct FusedQOptions {
 // it accepts.
 std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out);
 
-// True for the backends that follow the verdict's profile (the oracle
-// itself); the others implement profile qcheck only (fuzz/backend.h).
+// True for the backends that follow the case's profile (the oracle
+// itself); the others implement their Backend::fixed_profile only.
 bool backend_follows_profile(const Backend& backend);
-
-// The verdict options for one case: the fixed-profile backends are checked
-// under qcheck unless a profile was given.
-VerdictOptions verdict_options_for(const FusedQOptions& options);
 
 // One line: backend, oracle rows, profile rule, budget.
 std::string describe(const FusedQOptions& options);

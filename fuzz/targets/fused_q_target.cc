@@ -117,7 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!qcheck::validate_case(c).empty()) return -1;
   if (qcheck::plan_tensors(c).total_bytes() > g_options.max_case_bytes) return -1;
 
-  const qcheck::VerdictOptions options = fz::verdict_options_for(g_options);
+  const qcheck::VerdictOptions options = g_options.verdict;
   const qcheck::Verdict verdict = qcheck::run_verdict(c, g_observed, options);
   fz::mark_case_bins(c);
   fz::mark_verdict_bins(verdict);

@@ -14,7 +14,6 @@
 
 #include "fuzz/backend.h"
 #include "fuzz/case_file.h"
-#include "fuzz/targets/fused_q_options.h"
 #include "fuzz/verdict.h"
 
 namespace qcheck {
@@ -68,13 +67,9 @@ TEST_P(CorpusReplay, EveryFilePasses) {
 
   // The oracle's scalar rows check every backend except cpu-scalar (the
   // scalar rows themselves), which the SIMD rows check. Fixed-profile
-  // backends are judged under profile qcheck, the only one they implement.
+  // backends are judged under their own profile (Backend::fixed_profile).
   VerdictOptions options;
   options.oracle_rows = backend_name == "cpu-scalar" ? OracleRows::kSimd : OracleRows::kScalar;
-  fuzzing::FusedQOptions target;
-  target.backend = backend;
-  target.verdict = options;
-  options = fuzzing::verdict_options_for(target);
 
   int failures = 0, skipped = 0;
   std::string first;

@@ -138,6 +138,26 @@ TEST(Backends, ProfileOverrideChangesTheExpectedTensors) {
   EXPECT_EQ(run_verdict(c, *find_backend("cpu-scalar"), triton).exit_code(), 2);
 }
 
+TEST(Backends, FixedProfileBackendsAreJudgedUnderTheirOwnProfile) {
+  // A case that names vllm-triton: the oracle backends follow it, the CPU
+  // model (which implements qcheck only) is judged under qcheck unless a
+  // profile is forced, and forcing vllm-triton on it shows the difference.
+  Case c = test::small_case();
+  c.query_path = QueryPath::kFp8Packed;
+  c.values = ValueRecipe::kMixed;
+  c.profile = "vllm-triton";
+  const Verdict simd = run_verdict(c, *find_backend("cpu-simd"));
+  EXPECT_TRUE(simd.passed());
+  EXPECT_EQ(simd.profile, "vllm-triton");
+  const Verdict model = run_verdict(c, *find_backend("cpu-model"));
+  EXPECT_TRUE(model.passed()) << verdict_text(model, c);
+  EXPECT_EQ(model.profile, "qcheck");
+  VerdictOptions forced;
+  forced.profile = "vllm-triton";
+  EXPECT_EQ(run_verdict(c, *find_backend("cpu-model"), forced).exit_code(), 1)
+      << "the fp8 rope contraction patterns of the two profiles differ on mixed values";
+}
+
 TEST(Backends, InvalidCaseIsInvalidInput) {
   Case c = test::small_case();
   c.rope_dim = 3;
