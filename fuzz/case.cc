@@ -118,6 +118,19 @@ void set_default_scales(Case& c) {
   c.head_scale_bits = default_head_scale_bits(c.indexer_heads);
 }
 
+Case small_case() {
+  Case c;
+  c.num_tokens = 17;
+  c.mqa_heads = 3;
+  c.indexer_heads = 2;
+  c.index_dim = 32;
+  c.rope_dim = 8;
+  c.nope_dim = 16;
+  c.cache_rows = 40;
+  set_default_scales(c);
+  return c;
+}
+
 std::string validate_case(const Case& c) {
   std::string e = check_enums(c);
   if (e.empty()) e = check_dims(c);

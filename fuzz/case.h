@@ -114,6 +114,11 @@ struct Case {
 // Sets softmax_scale_bits and head_scale_bits from D and NI (the defaults).
 void set_default_scales(Case& c);
 
+// The small case tests and the seed corpus start from: T = 17 (one full
+// block of 16 and a one-token tail), odd H = 3, NI = 2, D = 32 with a
+// pass-through part (R = 8), L = 16, a cache of 40 rows; seed 0.
+Case small_case();
+
 // "" when the case is valid, else one line naming the field and the limit:
 // enums in range, dims as validate_fused_q_args plus the harness limits,
 // layouts allowed for their tensor, the alias only where it can exist, a

@@ -6,16 +6,8 @@
 namespace qcheck::test {
 
 Case small_case() {
-  Case c;
-  c.num_tokens = 17;
-  c.mqa_heads = 3;
-  c.indexer_heads = 2;
-  c.index_dim = 32;
-  c.rope_dim = 8;
-  c.nope_dim = 16;
-  c.cache_rows = 40;
+  Case c = qcheck::small_case();
   c.seed = 7;
-  set_default_scales(c);
   return c;
 }
 

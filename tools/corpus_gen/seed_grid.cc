@@ -20,21 +20,6 @@ using fuzzing::ModelShape;
 
 uint64_t seed_of(const std::string& name) { return XXH64(name.data(), name.size(), 0x5EED); }
 
-// T = 17 (one full block of 16 and a one-token tail), odd H, small dims with
-// a pass-through part (R < D), a small cache.
-Case small_base() {
-  Case c;
-  c.num_tokens = 17;
-  c.mqa_heads = 3;
-  c.indexer_heads = 2;
-  c.index_dim = 32;
-  c.rope_dim = 8;
-  c.nope_dim = 16;
-  c.cache_rows = 40;
-  set_default_scales(c);
-  return c;
-}
-
 // Production layouts (SEMANTICS.md): q_pe a view of a wider row, ql_nope
 // head-major, the weights a view of a row of D + NI (modelled by padded rows).
 void production_layouts(Case& c) {
@@ -46,9 +31,9 @@ void production_layouts(Case& c) {
 
 class Grid {
  public:
-  // Adds small_base() changed by `change`; scales follow the dims.
+  // Adds small_case() changed by `change`; scales follow the dims.
   void add(const std::string& name, const std::function<void(Case&)>& change) {
-    Case c = small_base();
+    Case c = small_case();
     change(c);
     set_default_scales(c);
     c.seed = seed_of(name);
@@ -270,7 +255,7 @@ std::vector<NamedCase> fused_q_seeds() {
   add_profiles_and_scales(g);
   add_heads(g);
   // Scales that do not follow D and NI (any fp32 bits are valid there).
-  Case odd = small_base();
+  Case odd = small_case();
   odd.values = ValueRecipe::kScaleEdges;
   odd.softmax_scale_bits = 0x3F800001u;
   odd.head_scale_bits = 0x00000001u;
@@ -282,7 +267,7 @@ std::vector<NamedCase> fused_q_seeds() {
 std::vector<NamedCase> example_cases() {
   std::vector<NamedCase> out;
   auto add = [&](const std::string& name, const std::function<void(Case&)>& change) {
-    Case c = small_base();
+    Case c = small_case();
     change(c);
     set_default_scales(c);
     c.seed = seed_of("example-" + name);
