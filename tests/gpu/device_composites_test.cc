@@ -12,6 +12,7 @@
 #include <sstream>
 #include <vector>
 
+#include "fuzz/prng.h"
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
 #include "reference/rope.h"
@@ -19,19 +20,6 @@
 
 namespace qcheck::gpu_test {
 namespace {
-
-#define REQUIRE_CUDA_DEVICE()                                            \
-  do {                                                                   \
-    const std::string problem = cuda_device_problem();                   \
-    if (!problem.empty()) GTEST_SKIP() << "no CUDA device: " << problem; \
-  } while (0)
-
-uint64_t splitmix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 size_t sample_count() {
   const char* small = std::getenv("QCHECK_SMALL");
@@ -46,7 +34,7 @@ const uint32_t kSpecials[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u
 
 // A value of one of four kinds, chosen by the stream.
 uint32_t draw(uint64_t* state) {
-  const uint64_t r = splitmix64(state);
+  const uint64_t r = splitmix64_next(*state);
   switch (r & 3) {
     case 0: return static_cast<uint32_t>(r >> 32);  // any pattern, NaN and Inf included
     case 1: return kSpecials[(r >> 8) % (sizeof kSpecials / sizeof kSpecials[0])];
@@ -73,7 +61,7 @@ TEST(DeviceComposites, RopeTermFusesCosAndRoundsSinFirstOnSamples) {
       const float target = -(float_from_bits(a[i]) * float_from_bits(c[i]));
       const float sf = float_from_bits(s[i]);
       if (std::isfinite(target) && std::isnormal(sf)) {
-        b[i] = bits_of(target / sf) ^ static_cast<uint32_t>(splitmix64(&state) & 3);
+        b[i] = bits_of(target / sf) ^ static_cast<uint32_t>(splitmix64_next(state) & 3);
       }
     }
   }
@@ -103,7 +91,7 @@ TEST(DeviceComposites, IndexerWeightRoundsThreeProductsInOrderOnSamples) {
   for (size_t i = 0; i < n; ++i) {
     w[i] = draw(&state), softmax[i] = draw(&state), head[i] = draw(&state);
     // The scale is a power of two in [2^-22, 2^120] or +Inf.
-    const uint64_t r = splitmix64(&state);
+    const uint64_t r = splitmix64_next(state);
     scale[i] = (r & 15) == 0 ? 0x7F800000u : static_cast<uint32_t>(105 + (r >> 8) % 143) << 23;
   }
   ASSERT_EQ(run_device_composites(w, scale, softmax, head, &rope, &weight), "");

@@ -30,12 +30,6 @@
 namespace qcheck::gpu_test {
 namespace {
 
-#define REQUIRE_CUDA_DEVICE()                                   \
-  do {                                                          \
-    const std::string problem = cuda_device_problem();          \
-    if (!problem.empty()) GTEST_SKIP() << "no CUDA device: " << problem; \
-  } while (0)
-
 bool small_mode() {
 #if !QCHECK_EXHAUSTIVE_SWEEPS
   return true;

@@ -14,6 +14,13 @@ namespace qcheck::gpu_test {
 // "" when a CUDA device is usable, else why not (for GTEST_SKIP).
 std::string cuda_device_problem();
 
+// Skips the running test, with the reason, where no CUDA device can run it.
+#define REQUIRE_CUDA_DEVICE()                                                        \
+  do {                                                                               \
+    const std::string problem = ::qcheck::gpu_test::cuda_device_problem();           \
+    if (!problem.empty()) GTEST_SKIP() << "no CUDA device: " << problem;             \
+  } while (0)
+
 enum class Sweep : uint8_t {
   kBf16,         // bf16_from_f32(x): result = bf16 bits
   kE4m3Pair,     // e4m3x2_from_f32(high = x, low = ~x): result = the 16 bits
