@@ -2,16 +2,12 @@
 
 #include <algorithm>
 
+#include "fuzz/prng.h"
 #include "reference/float_bits.h"
 
 namespace qcheck::test {
 
-uint64_t SplitMix64::next() {
-  uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+uint64_t SplitMix64::next() { return splitmix64_next(state_); }
 
 std::vector<uint32_t> special_f32_patterns() {
   std::vector<uint32_t> p;
