@@ -41,17 +41,23 @@ Backend model_backend(const PlantedCpuBugInfo& info) {
 #endif
 
 Backend cuda_backend(const char* name, const char* description, cuda::KernelDesign design,
-                     cuda::PlantedBug bug) {
+                     cuda::LaunchOptions options = {}) {
   Backend b;
   b.name = name;
   b.description = description;
-  b.planted_bug = bug != cuda::PlantedBug::kNone;
+  b.planted_bug = options.planted_bug != cuda::PlantedBug::kNone;
   b.fixed_profile = "qcheck";
   b.domain = [](const Case&) { return cuda_device_problem(); };
-  b.run = [design, bug](const Case& c, const Profile&, TensorSet& tensors) {
-    return run_on_cuda_device(design, bug, c, tensors);
+  b.run = [design, options](const Case& c, const Profile&, TensorSet& tensors) {
+    return run_on_cuda_device(design, options, c, tensors);
   };
   return b;
+}
+
+cuda::LaunchOptions with_config(cuda::BlockedConfig config) {
+  cuda::LaunchOptions options;
+  options.blocked_config = config;
+  return options;
 }
 
 std::vector<Backend> make_backends() {
@@ -64,12 +70,23 @@ std::vector<Backend> make_backends() {
 #endif
   all.push_back(cuda_backend("cuda-legacy",
                              "CUDA kernel, vLLM's per-token design before the seed PR",
-                             cuda::KernelDesign::kLegacy, cuda::PlantedBug::kNone));
+                             cuda::KernelDesign::kLegacy));
   all.push_back(cuda_backend("cuda-blocked", "CUDA kernel, the seed PR's token-blocked design",
-                             cuda::KernelDesign::kBlocked, cuda::PlantedBug::kNone));
+                             cuda::KernelDesign::kBlocked));
+  // The blocked kernel's configurations forced at every T (auto picks one by
+  // T, so without these a shape would only ever meet one of them).
+  all.push_back(cuda_backend("cuda-blocked-threads256", "CUDA blocked kernel, 256-thread blocks at any T",
+                             cuda::KernelDesign::kBlocked, with_config(cuda::BlockedConfig::kThreads256)));
+  all.push_back(cuda_backend("cuda-blocked-threads128", "CUDA blocked kernel, 128-thread blocks at any T",
+                             cuda::KernelDesign::kBlocked, with_config(cuda::BlockedConfig::kThreads128)));
+  all.push_back(cuda_backend("cuda-blocked-staged64",
+                             "CUDA blocked kernel, 64-thread blocks and the staged path at any T",
+                             cuda::KernelDesign::kBlocked, with_config(cuda::BlockedConfig::kStaged64)));
+  cuda::LaunchOptions tail_bug;
+  tail_bug.planted_bug = cuda::PlantedBug::kMissingTailGuard;
   all.push_back(cuda_backend("cuda-blocked-bug-tail",
                              "CUDA blocked kernel with the tail mask removed (planted bug)",
-                             cuda::KernelDesign::kBlocked, cuda::PlantedBug::kMissingTailGuard));
+                             cuda::KernelDesign::kBlocked, tail_bug));
   return all;
 }
 

@@ -1,7 +1,7 @@
-// Runs a case on a CUDA device: the same guarded buffers are allocated with
-// cudaMalloc, every byte (sentinels and padding included) is copied to the
-// device, the kernel is launched through kernels/fused_q_launch.h, and every
-// byte is copied back, so the verdict checks the device's writes exactly as a
+// Runs a case on a CUDA device: the same guarded buffers are laid out in
+// device memory (device_mirror_cuda.cc says how), every byte (sentinels and
+// padding included) is copied to the device, the kernel is launched through
+// kernels/fused_q_launch.h, and every byte is copied back, so the verdict checks the device's writes exactly as a
 // CPU backend's. Built from device_mirror_cuda.cc when the build has CUDA and
 // from device_mirror_none.cc otherwise; this header needs no CUDA.
 #pragma once
@@ -21,7 +21,7 @@ std::string cuda_device_problem();
 
 // Every CUDA call is checked; a failure becomes a runtime error naming the
 // call. A launch refused by validation is invalid input.
-Outcome run_on_cuda_device(cuda::KernelDesign design, cuda::PlantedBug bug, const Case& c,
-                           TensorSet& tensors);
+Outcome run_on_cuda_device(cuda::KernelDesign design, const cuda::LaunchOptions& options,
+                           const Case& c, TensorSet& tensors);
 
 }  // namespace qcheck

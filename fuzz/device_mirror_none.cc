@@ -8,7 +8,7 @@ std::string cuda_device_problem() {
   return "no CUDA device: this build has no CUDA (configure with -DQCHECK_CUDA=ON)";
 }
 
-Outcome run_on_cuda_device(cuda::KernelDesign, cuda::PlantedBug, const Case&, TensorSet&) {
+Outcome run_on_cuda_device(cuda::KernelDesign, const cuda::LaunchOptions&, const Case&, TensorSet&) {
   return Outcome::runtime_error(cuda_device_problem());
 }
 

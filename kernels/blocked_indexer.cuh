@@ -7,7 +7,8 @@
 // team and the codes are written from the same registers. A team handles
 // ROWS rows at once (their loads are all in flight together); kThreads / G
 // teams cover the 16 tokens.
-//   G = 16, KMAX = 1, ROWS = 2: D <= 128 (the real models' D = 128)
+//   G = 16, KMAX = 1, ROWS = 2 (1 with 256 threads): D <= 128 (the real
+//   models' D = 128)
 // Wider rows (D up to 512) and views not aligned for 16-byte vectors (or R
 // not a multiple of 8, 16 for NeoX) take the two-pass path: a warp per row
 // walks the row twice in chunks of V = 8 or 1 elements, once for the amax
@@ -192,7 +193,9 @@ __device__ void indexer_task(const KernelParams& p, int64_t first_token, int64_t
   if (!p.indexer_vectors) {
     indexer_rows_two_pass<1, kGuardTail, kThreads>(p, first_token, head);
   } else if (p.args.index_dim <= 16 * kVectorElements) {
-    indexer_rows<16, 1, 2, kGuardTail, kThreads>(p, first_token, head);
+    // Two rows per team in flight, or one when the block has a team per row.
+    constexpr int kRows = kThreads / 16 >= kTokensPerBlock ? 1 : 2;
+    indexer_rows<16, 1, kRows, kGuardTail, kThreads>(p, first_token, head);
   } else {
     indexer_rows_two_pass<kVectorElements, kGuardTail, kThreads>(p, first_token, head);
   }

@@ -1,7 +1,7 @@
 // The token-blocked fused_q kernel (the seed PR's design, SEMANTICS.md
-// "Seed 000"): grid (cdiv(T, 16), tasks); one program (a CUDA block of 128
-// threads, or 64 on the staged path for T >= 2048: see the launcher) handles
-// 16 tokens x one head of one task:
+// "Seed 000"): grid (cdiv(T, 16), tasks); one program (a CUDA block of 256,
+// 128 or 64 threads: see the launcher) handles 16 tokens x one head of one
+// task:
 //   tasks [0, H)              MQA q_pe RoPE of head h       (blocked_tasks.cuh)
 //   tasks [H, H + NI)         indexer head (has_indexer)    (blocked_indexer.cuh)
 //   tasks [H + NI, + H)       ql_nope front of head h: fp8 quantize or bf16
@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <string>
 
 #include "kernels/blocked_indexer.cuh"
@@ -38,26 +39,31 @@ __device__ __forceinline__ Stage* stage_memory() {
   }
 }
 
-// One program per block. A launch covers at most 2^31 - 1 token blocks on
-// grid x; the host launches again from `first_token_block` for the rest (a
-// loop inside the kernel would keep loop-invariant params in registers).
+// One program per block. A launch covers fewer than 2^32 programs (the host
+// launches again from `first_token_block` for the rest; a loop inside the
+// kernel would keep loop-invariant params in registers), so the block id is
+// decoded with one 32-bit division: the 64-bit one cost about a hundred
+// instructions per thread, a visible share of a program this small.
 // The register cap is 64 (1024 threads per SM).
 template <bool kGuardTail, int kThreads, bool kStaged>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     fused_q_blocked_kernel(const KernelParams p, int64_t first_token_block) {
-  const int64_t program = static_cast<int64_t>(blockIdx.y) * gridDim.x + blockIdx.x;
-  const int64_t token_block = program / p.task_count;
-  const int64_t task = program - token_block * p.task_count;
+  const uint32_t program = blockIdx.y * gridDim.x + blockIdx.x;
+  const uint32_t tasks = static_cast<uint32_t>(p.task_count);
+  const uint32_t token_block = program / tasks;
+  const int64_t task = program - token_block * tasks;
   const int64_t first_token = (first_token_block + token_block) * kTokensPerBlock;
   if (task < p.indexer_task_begin) {
-    if (kStaged && p.mqa_staged) {
-      return mqa_task_staged<kGuardTail, kThreads>(p, first_token, task, *stage_memory<kStaged>());
+    if constexpr (kStaged) {
+      if (p.mqa_staged) return mqa_task_staged<kGuardTail, kThreads>(p, first_token, task, *stage_memory<kStaged>());
     }
     mqa_task<kGuardTail, kThreads>(p, first_token, task);
   } else if (task < p.nope_task_begin) {
     const int64_t head = task - p.indexer_task_begin;
-    if (kStaged && p.indexer_staged) {
-      return indexer_task_staged<kGuardTail, kThreads>(p, first_token, head, *stage_memory<kStaged>());
+    if constexpr (kStaged) {
+      if (p.indexer_staged) {
+        return indexer_task_staged<kGuardTail, kThreads>(p, first_token, head, *stage_memory<kStaged>());
+      }
     }
     indexer_task<kGuardTail, kThreads>(p, first_token, head);
   } else {
@@ -68,8 +74,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
 template <int kThreads, bool kStaged>
 std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_tail) {
   const int64_t token_blocks = (params.args.num_tokens + kTokensPerBlock - 1) / kTokensPerBlock;
-  for (int64_t first = 0; first < token_blocks; first += INT_MAX) {
-    const dim3 grid(static_cast<unsigned>(std::min<int64_t>(token_blocks - first, INT_MAX)),
+  // Token blocks per launch: grid x <= 2^31 - 1 and programs < 2^32.
+  const int64_t per_launch = std::min<int64_t>(INT_MAX, UINT32_MAX / params.task_count);
+  for (int64_t first = 0; first < token_blocks; first += per_launch) {
+    const dim3 grid(static_cast<unsigned>(std::min<int64_t>(token_blocks - first, per_launch)),
                     static_cast<unsigned>(params.task_count));
     if (guard_tail) {
       fused_q_blocked_kernel<true, kThreads, kStaged><<<grid, kThreads, 0, stream>>>(params, first);
@@ -85,19 +93,23 @@ std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_t
 }  // namespace
 }  // namespace blocked
 
-std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool guard_tail) {
+std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool guard_tail,
+                                  BlockedConfig config) {
   const auto cuda_stream = static_cast<cudaStream_t>(stream);
-  // Two configurations of the same programs, both bit-exact (measured on the
-  // H200, GLM-5 TP4, see tools/bench): below 2048 tokens the 128-thread
-  // register path has the shorter latency (graph replay, T = 1..1024); from
-  // 2048 tokens on, 64-thread blocks with the staged path keep more bytes in
-  // flight per SM (T = 16384: 143 us instead of 171 us on the separate path,
-  // 221 instead of 263 us with the ql_nope copy).
+  // Configurations of the same programs, all bit-exact. kAuto (measured on
+  // the H200, GLM-5 TP4, tools/bench --configs): small T is latency-bound,
+  // so wider blocks give each thread fewer rows; from 2048 tokens on, 64-thread
+  // blocks with the staged path keep more bytes in flight per SM (T = 16384:
+  // 143 us instead of 171 us on the separate path with 128 threads).
   constexpr int64_t kStagedFromTokens = 2048;
-  if (params.args.num_tokens >= kStagedFromTokens) {
-    return blocked::launch<64, true>(params, cuda_stream, guard_tail);
+  if (config == BlockedConfig::kAuto) {
+    config = params.args.num_tokens >= kStagedFromTokens ? BlockedConfig::kStaged64 : BlockedConfig::kThreads256;
   }
-  return blocked::launch<128, false>(params, cuda_stream, guard_tail);
+  switch (config) {
+    case BlockedConfig::kThreads256: return blocked::launch<256, false>(params, cuda_stream, guard_tail);
+    case BlockedConfig::kThreads128: return blocked::launch<128, false>(params, cuda_stream, guard_tail);
+    default: return blocked::launch<64, true>(params, cuda_stream, guard_tail);
+  }
 }
 
 }  // namespace qcheck::cuda

@@ -43,33 +43,47 @@ __device__ __forceinline__ int live_rows(const FusedQArgs& a, int64_t first_toke
 
 // Issues the copies of the program's input rows [t, head, 0..row_bytes) and
 // of the cos/sin rows of their positions into `stage`. The caller waits with
-// cp_async_wait_all() and __syncthreads(). Loop trip counts are uniform per
-// warp so the shuffle of the positions is safe.
+// cp_async_wait_all() and __syncthreads().
+//
+// A row is `chunks` 16-byte pieces, a power of two that divides kThreads
+// (make_kernel_params allows the staged path only then), so every thread
+// copies one fixed column of rows r0, r0 + step, ...: its source pointer
+// advances by a constant instead of being recomputed with 64-bit multiplies
+// for every piece (which cost about 20 instructions per 16 bytes).
 template <int kThreads>
 __device__ __forceinline__ void stage_rows(const InputView& view, int row_bytes, const CacheView& cache,
                                            int rope_dim, int64_t last_row, const int64_t* positions,
                                            int64_t first_token, int64_t head, int rows, Stage& stage) {
-  const int data_chunks = row_bytes / 16;
-  for (int i = threadIdx.x; i < rows * data_chunks; i += kThreads) {
-    const int r = i / data_chunks;
-    const auto* row = static_cast<const uint8_t*>(view.data) + 2 * row_offset(view, first_token + r, head);
-    cp_async16(stage.data + r * row_bytes + (i - r * data_chunks) * 16, row + (i - r * data_chunks) * 16);
+  {
+    const RowDivider row_of(row_bytes / 16);
+    const int r0 = row_of.quotient(threadIdx.x);
+    const int column = threadIdx.x - r0 * row_of.divisor;
+    const int step = kThreads / row_of.divisor;
+    const auto* source = static_cast<const uint8_t*>(view.data) +
+                         2 * row_offset(view, first_token + r0, head) + 16 * column;
+    const int64_t source_step = 2 * step * view.token_stride;
+    for (int r = r0; r < rows; r += step, source += source_step) {
+      cp_async16(stage.data + r * row_bytes + 16 * column, source);
+    }
   }
-  // Lane r < rows of every warp looks up row r's position.
+  // Lane r < rows of every warp looks up row r's position; every lane runs
+  // the same number of iterations, so the shuffle is safe.
   const int lane = threadIdx.x % 32;
   const int64_t my_row = lane < rows ? cache_row(positions, first_token + lane, last_row) : 0;
   const int element_bytes = cache.dtype == FloatType::kF32 ? 4 : 2;
   const int cache_row_bytes = rope_dim * element_bytes;
-  const int cache_chunks = cache_row_bytes / 16;
-  const int total = rows * cache_chunks;
-  for (int base = threadIdx.x - lane; base < total; base += kThreads) {
-    const int i = base + lane;
-    const int r = (i < total ? i : total - 1) / cache_chunks;
-    const int64_t position_row = __shfl_sync(0xFFFFFFFFu, my_row, r);
-    if (i >= total) continue;
-    const auto* row = static_cast<const uint8_t*>(cache.data) + position_row * cache.row_stride * element_bytes;
-    const int c = i - r * cache_chunks;
-    cp_async16(stage.cache + r * cache_row_bytes + c * 16, row + c * 16);
+  const RowDivider row_of(cache_row_bytes / 16);
+  const int r0 = row_of.quotient(threadIdx.x);
+  const int column = threadIdx.x - r0 * row_of.divisor;
+  const int step = kThreads / row_of.divisor;
+  const auto* cache_base = static_cast<const uint8_t*>(cache.data) + 16 * column;
+  const int64_t cache_row_stride_bytes = cache.row_stride * element_bytes;
+  for (int base = 0; base < kTokensPerBlock; base += step) {
+    const int r = base + r0;
+    const int64_t position_row = __shfl_sync(0xFFFFFFFFu, my_row, r & 31);
+    if (r < rows) {
+      cp_async16(stage.cache + r * cache_row_bytes + 16 * column, cache_base + position_row * cache_row_stride_bytes);
+    }
   }
 }
 
@@ -109,8 +123,9 @@ __device__ void mqa_task_staged(const KernelParams& p, int64_t first_token, int6
   cp_async_wait_all();
   __syncthreads();
   const int chunks = R / kVectorElements;
+  const RowDivider row_of(chunks);
   for (int item = threadIdx.x; item < rows * chunks; item += kThreads) {
-    const int r = item / chunks;
+    const int r = row_of.quotient(item);
     const int j0 = (item - r * chunks) * kVectorElements;
     float x[8], cos[4], sin[4], out[8];
     shared_bf16x8(stage.data + r * 2 * R + 2 * j0, x);
@@ -128,17 +143,49 @@ __device__ void mqa_task_staged(const KernelParams& p, int64_t first_token, int6
   }
 }
 
-// Teams of 16 lanes, one row at a time per team; lane l owns chunk l of the
-// row (D <= 128 is at most 16 chunks), so the amax reduces over 16 lanes.
+// The RoPE'd (or passed-through) values of the staged chunk at j0 of one
+// indexer row: `data` is the row's bf16 values, `cs` its cos/sin row.
+__device__ __forceinline__ void staged_indexer_chunk(const uint8_t* data, const uint8_t* cs, int j0, int R,
+                                                     bool neox, bool f32_cache, float v[8]) {
+  const int half = R / 2;
+  float x[8];
+  shared_bf16x8(data + 2 * j0, x);
+  if (j0 >= R) {
+#pragma unroll
+    for (int e = 0; e < 8; ++e) v[e] = x[e];
+  } else if (!neox) {
+    float cos[4], sin[4];
+    shared_cache4(cs, f32_cache, j0 / 2, cos);
+    shared_cache4(cs, f32_cache, half + j0 / 2, sin);
+    rope_interleaved_chunk(x, cos, sin, v);
+  } else {
+    const bool minus = j0 < half;
+    const int index = minus ? j0 : j0 - half;
+    float partner[8], cos[8], sin[8];
+    shared_bf16x8(data + 2 * (minus ? j0 + half : j0 - half), partner);
+    shared_cache4(cs, f32_cache, index, cos);
+    shared_cache4(cs, f32_cache, index + 4, cos + 4);
+    shared_cache4(cs, f32_cache, half + index, sin);
+    shared_cache4(cs, f32_cache, half + index + 4, sin + 4);
+    rope_neox_chunk(x, partner, cos, sin, minus, v);
+  }
+}
+
+// Teams of 8 lanes, one row at a time per team; lane l owns chunks l and
+// l + 8 of the row (D <= 128 is at most 16 chunks), so the amax reduces over
+// 8 lanes. For the real models (D = 128, R = 64) every lane's first chunk is
+// in the RoPE part and its second passes through: the lanes of a warp take
+// the same branches, and 64 threads cover 8 rows per pass (with one chunk
+// per lane and teams of 16, half the lanes sat out the RoPE branch and each
+// pass covered 4 rows, about twice the instructions per row).
 template <bool kGuardTail, int kThreads>
 __device__ void indexer_task_staged(const KernelParams& p, int64_t first_token, int64_t head,
                                     Stage& stage) {
-  constexpr int kTeam = 16;
+  constexpr int kTeam = 8;
   constexpr int kTeams = kThreads / kTeam;
   static_assert(kTokensPerBlock % kTeams == 0, "every team runs the same rows");
   const FusedQArgs& a = p.args;
   const int R = static_cast<int>(a.rope_dim), D = static_cast<int>(a.index_dim);
-  const int half = R / 2;
   const int rows = live_rows<kGuardTail>(a, first_token);
   stage_rows<kThreads>(a.index_q, 2 * D, a.indexer_cache, R, p.indexer_cache_last_row, a.positions,
                        first_token, head, rows, stage);
@@ -149,40 +196,21 @@ __device__ void indexer_task_staged(const KernelParams& p, int64_t first_token, 
   const int cache_row_bytes = R * (f32_cache ? 4 : 2);
   const bool neox = a.indexer_rope == RopeStyle::kNeox;
   const int lane = threadIdx.x % kTeam;
-  const int j0 = lane * kVectorElements;
-  const bool has_chunk = j0 < D;
+  const int j0[2] = {lane * kVectorElements, (lane + kTeam) * kVectorElements};
   cp_async_wait_all();
   __syncthreads();
   for (int r = threadIdx.x / kTeam; r < kTokensPerBlock; r += kTeams) {
     const bool live = r < rows;
     const uint8_t* data = stage.data + r * 2 * D;
     const uint8_t* cs = stage.cache + r * cache_row_bytes;
-    float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    float v[2][8];
     float amax = 0.0f;
-    if (live && has_chunk) {
-      float x[8];
-      shared_bf16x8(data + 2 * j0, x);
-      if (j0 >= R) {
 #pragma unroll
-        for (int e = 0; e < 8; ++e) v[e] = x[e];
-      } else if (!neox) {
-        float cos[4], sin[4];
-        shared_cache4(cs, f32_cache, j0 / 2, cos);
-        shared_cache4(cs, f32_cache, half + j0 / 2, sin);
-        rope_interleaved_chunk(x, cos, sin, v);
-      } else {
-        const bool minus = j0 < half;
-        const int index = minus ? j0 : j0 - half;
-        float partner[8], cos[8], sin[8];
-        shared_bf16x8(data + 2 * (minus ? j0 + half : j0 - half), partner);
-        shared_cache4(cs, f32_cache, index, cos);
-        shared_cache4(cs, f32_cache, index + 4, cos + 4);
-        shared_cache4(cs, f32_cache, half + index, sin);
-        shared_cache4(cs, f32_cache, half + index + 4, sin + 4);
-        rope_neox_chunk(x, partner, cos, sin, minus, v);
-      }
+    for (int k = 0; k < 2; ++k) {
+      if (!live || j0[k] >= D) continue;
+      staged_indexer_chunk(data, cs, j0[k], R, neox, f32_cache, v[k]);
 #pragma unroll
-      for (int e = 0; e < 8; ++e) amax = amax_step(amax, v[e]);
+      for (int e = 0; e < 8; ++e) amax = amax_step(amax, v[k][e]);
     }
 #pragma unroll
     for (int offset = kTeam / 2; offset > 0; offset /= 2) {
@@ -192,11 +220,14 @@ __device__ void indexer_task_staged(const KernelParams& p, int64_t first_token, 
     if (!live) continue;
     const int64_t t = first_token + r;
     const float scale = ue8m0_scale_from_amax(amax);
-    if (has_chunk) {
-      const float reciprocal = exact_reciprocal_of_pow2(scale);
+    const float reciprocal = exact_reciprocal_of_pow2(scale);
+    uint8_t* out = output_row<uint8_t>(a.index_q_fp8, t, head);
 #pragma unroll
-      for (int e = 0; e < 8; ++e) v[e] = __fmul_rn(v[e], reciprocal);
-      store_e4m3x8(output_row<uint8_t>(a.index_q_fp8, t, head) + j0, v);
+    for (int k = 0; k < 2; ++k) {
+      if (j0[k] >= D) continue;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) v[k][e] = __fmul_rn(v[k][e], reciprocal);
+      store_e4m3x8(out + j0[k], v[k]);
     }
     if (lane == 0) store_weight(a, t, head, indexer_weight(weight, scale, p.softmax_scale, p.head_scale));
   }

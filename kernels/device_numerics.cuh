@@ -60,15 +60,25 @@ __device__ __forceinline__ float amax_step(float amax, float value) {
 
 // The UE8M0 scale from a row's amax (reference/ue8m0.h, rule kExactBits with
 // floor kAmax1e4): amax = maxNum(amax, 1e-4f) (NaN -> 1e-4, -Inf -> 1e-4),
-// s0 = RN(amax / 448) by IEEE division, then the smallest power of two >= s0
-// by bits: adding 0x7FFFFF carries into the exponent exactly when the
-// mantissa is non-zero. +Inf stays +Inf (a row holding an Inf).
+// s0 = RN(amax / 448) by IEEE division, then the smallest power of two >= s0.
+//
+// Computed without the division (two IEEE divisions per row were a large
+// share of the kernel's instructions). For amax = m * 2^e (1 <= m < 2, amax
+// >= 1e-4 is normal) and a power of two 2^k:
+//   RN(amax / 448) <= 2^k  <=>  amax / 448 <= 2^k * (1 + 2^-24)
+// (values up to half an ulp above 2^k round down to it; the tie goes to the
+// even 2^k), and since 448 * 2^k * 2^-24 is 0.875 ulp of 448 * 2^k, no fp32
+// amax lies strictly between 448 * 2^k and that bound, so the condition is
+// amax <= 448 * 2^k = 1.75 * 2^(k + 8). The smallest such k is e - 8 when
+// m <= 1.75 (mantissa bits <= 0x600000) and e - 7 above. +Inf stays +Inf.
+// The device sweep over all 2^32 amax patterns (tests/gpu) checks this
+// against the spec's division.
 __device__ __forceinline__ float ue8m0_scale_from_amax(float amax) {
-  const float floored = fmaxf(amax, 1e-4f);
-  const float s0 = __fdiv_rn(floored, 448.0f);
-  const uint32_t bits = __float_as_uint(s0);
-  if (bits >= 0x7F800000u) return s0;
-  return __uint_as_float((bits + 0x7FFFFFu) & 0x7F800000u);
+  const uint32_t bits = __float_as_uint(fmaxf(amax, 1e-4f));
+  if (bits >= 0x7F800000u) return __uint_as_float(bits);  // +Inf
+  const uint32_t exponent = bits & 0x7F800000u;
+  const uint32_t above_1_75 = (bits & 0x007FFFFFu) > 0x00600000u ? 0x00800000u : 0u;
+  return __uint_as_float(exponent + above_1_75 - (8u << 23));
 }
 
 // The exact reciprocal of a power-of-two (or +Inf) scale. For scale = 2^e,
@@ -78,8 +88,15 @@ __device__ __forceinline__ float ue8m0_scale_from_amax(float amax) {
 // real number and round to the same fp32, subnormal results included. For
 // scale = +Inf the reciprocal is +0: finite x -> +-0 and +-Inf -> NaN, exactly
 // as x / Inf gives. This lets a row divide with one multiply per element.
+// Normal results are built from the exponent bits (biased exponent E becomes
+// 254 - E); 2^127 (reciprocal subnormal) takes the IEEE division. A device
+// test compares every power of two and +Inf with the exact 1/x.
 __device__ __forceinline__ float exact_reciprocal_of_pow2(float scale) {
-  return __fdiv_rn(1.0f, scale);
+  const uint32_t bits = __float_as_uint(scale);
+  if (bits == 0x7F800000u) return 0.0f;
+  const bool normal_power_of_two = (bits & 0x807FFFFFu) == 0u && bits >= 0x00800000u;
+  if (!normal_power_of_two || bits >= 0x7F000000u) return __fdiv_rn(1.0f, scale);
+  return __uint_as_float((254u << 23) - bits);
 }
 
 // The divisor of one quantization, in the form the kernels apply it:

@@ -24,6 +24,16 @@ const char* name_of(PlantedBug bug) {
   return "?";
 }
 
+const char* name_of(BlockedConfig config) {
+  switch (config) {
+    case BlockedConfig::kAuto: return "auto";
+    case BlockedConfig::kThreads256: return "threads256";
+    case BlockedConfig::kThreads128: return "threads128";
+    case BlockedConfig::kStaged64: return "staged64";
+  }
+  return "?";
+}
+
 std::string launch_error(const char* kernel_name) {
   const cudaError_t error = cudaGetLastError();
   if (error == cudaSuccess) return "";
@@ -42,13 +52,17 @@ std::string launch_fused_q(KernelDesign design, const FusedQArgs& args, void* st
   if (options.planted_bug == PlantedBug::kMissingTailGuard && design != KernelDesign::kBlocked) {
     return "planted_bug missing-tail-guard exists only in the blocked kernel (legacy has no token blocks)";
   }
+  if (options.blocked_config != BlockedConfig::kAuto && options.blocked_config != BlockedConfig::kThreads256 &&
+      options.blocked_config != BlockedConfig::kThreads128 && options.blocked_config != BlockedConfig::kStaged64) {
+    return "blocked_config is not one of auto, threads256, threads128, staged64";
+  }
   std::string error = validate_fused_q_args(args);
   if (!error.empty()) return error;
   if (args.num_tokens == 0) return "";  // a valid no-op: no launch, no CUDA call
   const KernelParams params = make_kernel_params(args);
   if (design == KernelDesign::kLegacy) return launch_legacy_kernel(params, stream);
-  return launch_blocked_kernel(params, stream,
-                               options.planted_bug != PlantedBug::kMissingTailGuard);
+  return launch_blocked_kernel(params, stream, options.planted_bug != PlantedBug::kMissingTailGuard,
+                               options.blocked_config);
 }
 
 }  // namespace qcheck::cuda

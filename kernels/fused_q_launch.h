@@ -20,8 +20,20 @@ enum class PlantedBug {
   kMissingTailGuard,  // blocked kernel: the last block's tokens past T are not masked
 };
 
+// How the blocked kernel runs its programs: the same programs and bits in
+// every configuration, only the threads per CUDA block and the load path
+// differ. kAuto picks by T (blocked_kernel.cu says why); tests and the bench
+// force each configuration at any T so every one is checked on every shape.
+enum class BlockedConfig {
+  kAuto,
+  kThreads256,  // 256 threads, register path (auto for small T: shortest latency)
+  kThreads128,  // 128 threads, register path
+  kStaged64,    // 64 threads, cp.async staged path where the shape allows (auto for large T)
+};
+
 struct LaunchOptions {
   PlantedBug planted_bug = PlantedBug::kNone;
+  BlockedConfig blocked_config = BlockedConfig::kAuto;  // ignored by the legacy design
 };
 
 // Validates the args (validate_fused_q_args; pointers are device pointers and
@@ -34,5 +46,6 @@ std::string launch_fused_q(KernelDesign design, const FusedQArgs& args, void* st
 
 const char* name_of(KernelDesign design);
 const char* name_of(PlantedBug bug);
+const char* name_of(BlockedConfig config);
 
 }  // namespace qcheck::cuda

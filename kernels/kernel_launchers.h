@@ -5,11 +5,13 @@
 
 #include <string>
 
+#include "kernels/fused_q_launch.h"
 #include "kernels/kernel_params.h"
 
 namespace qcheck::cuda {
 
-std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool guard_tail);
+std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool guard_tail,
+                                  BlockedConfig config);
 std::string launch_legacy_kernel(const KernelParams& params, void* stream);
 
 // "" when cudaGetLastError reports success, else one line naming the kernel

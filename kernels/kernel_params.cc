@@ -30,12 +30,20 @@ bool cache_allows_vectors(const CacheView& cache, int64_t rope_dim) {
          cache.row_stride % kCacheVectorElements == 0 && (rope_dim / 2) % kCacheVectorElements == 0;
 }
 
-// Whole cos/sin rows copied 16 bytes at a time: the base, every row start
-// and the row length (R elements) are multiples of 16 bytes.
+// The staged path copies rows in 16-byte pieces, each thread one fixed
+// column (blocked_staged.cuh stage_rows): a row must be a power-of-two
+// number of pieces, at most 16 (so it divides the 64 threads).
+bool stageable_row_bytes(int64_t bytes) {
+  const int64_t pieces = bytes / 16;
+  return bytes % 16 == 0 && pieces >= 1 && pieces <= 16 && (pieces & (pieces - 1)) == 0;
+}
+
+// Whole cos/sin rows copied 16 bytes at a time: the base and every row start
+// are multiples of 16 bytes, and the row length (R elements) is stageable.
 bool cache_rows_stageable(const CacheView& cache, int64_t rope_dim) {
   const int64_t element_bytes = cache.dtype == FloatType::kF32 ? 4 : 2;
   return reinterpret_cast<uintptr_t>(cache.data) % 16 == 0 &&
-         (cache.row_stride * element_bytes) % 16 == 0 && (rope_dim * element_bytes) % 16 == 0;
+         (cache.row_stride * element_bytes) % 16 == 0 && stageable_row_bytes(rope_dim * element_bytes);
 }
 
 }  // namespace
@@ -64,7 +72,8 @@ KernelParams make_kernel_params(const FusedQArgs& a) {
                                        a.ql_nope.head_stride, 2, kVectorElements);
   p.mqa_cache_vectors = cache_allows_vectors(a.mqa_cache, R);
   p.mqa_cache_last_row = a.mqa_cache.rows - 1;
-  p.mqa_staged = p.mqa_vectors && R <= 64 && cache_rows_stageable(a.mqa_cache, R);
+  p.mqa_staged = p.mqa_vectors && R <= 64 && stageable_row_bytes(2 * R) &&
+                 cache_rows_stageable(a.mqa_cache, R);
 
   if (a.has_indexer) {
     // A chunk must not straddle the RoPE boundary R, and with NeoX its
@@ -80,7 +89,7 @@ KernelParams make_kernel_params(const FusedQArgs& a) {
     p.indexer_cache_vectors = cache_allows_vectors(a.indexer_cache, R);
     p.indexer_cache_last_row = a.indexer_cache.rows - 1;
     p.indexer_staged = p.indexer_vectors && R <= 64 && a.index_dim <= 128 &&
-                       cache_rows_stageable(a.indexer_cache, R);
+                       stageable_row_bytes(2 * a.index_dim) && cache_rows_stageable(a.indexer_cache, R);
   }
 
   p.q_scale = float_of(a.q_scale_bits);

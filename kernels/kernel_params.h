@@ -35,8 +35,9 @@ struct KernelParams {
   bool indexer_cache_vectors = false;
   // The blocked kernel's staged fast path (blocked_staged.cuh): the task's
   // rows and its cos/sin rows are copied to shared memory 16 bytes at a time.
-  // Needs the vector path, R <= 64 (and D <= 128 for the indexer) and cache
-  // rows that start on 16 bytes.
+  // Needs the vector path, R <= 64 (and D <= 128 for the indexer), rows of
+  // a power-of-two number of 16-byte pieces and cache rows that start on 16
+  // bytes.
   bool mqa_staged = false;
   bool indexer_staged = false;
 

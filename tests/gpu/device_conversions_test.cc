@@ -144,6 +144,30 @@ TEST(DeviceConversions, Ue8m0ScaleFromAmaxMatchesSpecOnAllPatterns) {
   });
 }
 
+// The kernels' reciprocal of a power of two, built from exponent bits, on
+// every normal power of two 2^-126 .. 2^127 and +Inf: the exact 1/x (a power
+// of two, 2^-127 being subnormal; +0 for +Inf), computed in double on the host.
+TEST(DeviceConversions, ReciprocalOfEveryPowerOfTwoIsExact) {
+  REQUIRE_CUDA_DEVICE();
+  const SweepRange range{0x00800000u, 0x00800000u, 255};  // 2^-126 ... 2^127, then 0x7F800000
+  std::vector<uint32_t> got;
+  const std::string error = run_device_sweep(Sweep::kReciprocal, range, 0.0f, &got);
+  ASSERT_EQ(error, "");
+  ASSERT_EQ(got.size(), 255u);
+  ASSERT_EQ(sweep_value_bits(range, 254), 0x7F800000u);
+  int differences = 0;
+  for (uint64_t i = 0; i < range.count; ++i) {
+    const float x = float_from_bits(sweep_value_bits(range, i));
+    const uint32_t expected = bits_of(static_cast<float>(1.0 / static_cast<double>(x)));
+    if (got[i] != expected) {
+      ++differences;
+      ADD_FAILURE() << "1/x for x bits 0x" << std::hex << sweep_value_bits(range, i) << ": expected 0x"
+                    << expected << ", got 0x" << got[i];
+    }
+  }
+  EXPECT_EQ(differences, 0);
+}
+
 // e4m3(RN(x / divisor)) as the kernels take it: IEEE division for q_scale
 // like 0.37, a multiply by the exact reciprocal for powers of two and +Inf
 // (the UE8M0 scale range is [2^-22, 2^120] plus +Inf).
@@ -165,6 +189,8 @@ INSTANTIATE_TEST_SUITE_P(Divisors, DeviceQuantize,
                                            0x34800000u,   // 2^-22, the smallest UE8M0 scale
                                            0x3C800000u,   // 2^-6
                                            0x7B800000u,   // 2^120, the largest finite UE8M0 scale
+                                           0x00800000u,   // 2^-126, smallest normal q_scale
+                                           0x7F000000u,   // 2^127 (reciprocal subnormal: divides)
                                            0x7F800000u)); // +Inf, a row holding an Inf
 
 }  // namespace

@@ -26,6 +26,8 @@ enum class Sweep : uint8_t {
   kE4m3Pair,     // e4m3x2_from_f32(high = x, low = ~x): result = the 16 bits
   kUe8m0Scale,   // ue8m0_scale_from_amax(x): result = fp32 bits of the scale
   kQuantize,     // e4m3 of divide(x, make_divisor(parameter)): result = code
+  kReciprocal,   // exact_reciprocal_of_pow2(x) for a power of two or +Inf x:
+                 // result = fp32 bits
 };
 
 // The values of a sweep: bits(i) = first + i * stride (mod 2^32), i < count.

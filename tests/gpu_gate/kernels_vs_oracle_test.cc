@@ -1,4 +1,5 @@
-// The GPU gate: both CUDA kernels against the oracle, bit for bit, over the
+// The GPU gate: both CUDA kernels (the blocked one in each configuration)
+// against the oracle, bit for bit, over the
 // covering grid and the token-limit cases, through the harness's one data
 // path (run_verdict: guarded buffers, two poison fills, sentinels, inputs).
 // QCHECK_SMALL=1 selects the small-shape grid (for compute-sanitizer).
@@ -37,11 +38,13 @@ std::vector<GateCase> gate_cases() {
     for (const Case& c : gpu_token_limit_cases()) cases.push_back(c);
   }
   std::vector<GateCase> out;
-  for (const char* backend : {"cuda-legacy", "cuda-blocked"}) {
+  // cuda-blocked picks its configuration by T; the forced ones run every
+  // configuration on every case.
+  for (const std::string backend : {"cuda-legacy", "cuda-blocked", "cuda-blocked-threads256",
+                                    "cuda-blocked-threads128", "cuda-blocked-staged64"}) {
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
-      std::string label = std::string(backend == std::string("cuda-legacy") ? "legacy" : "blocked") +
-                          "_" + std::to_string(i) + "_T" + std::to_string(c.num_tokens) + "_H" +
+      std::string label = backend.substr(std::string("cuda-").size()) + "_" + std::to_string(i) + "_T" + std::to_string(c.num_tokens) + "_H" +
                           std::to_string(c.mqa_heads) + "_NI" + std::to_string(c.indexer_heads) +
                           "_" + name_of(c.query_path);
       for (char& ch : label) {

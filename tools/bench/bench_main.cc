@@ -3,7 +3,10 @@
 // the device-to-device copy bandwidth measured in the same run and the vLLM
 // Triton numbers of SEMANTICS.md. Small T also as replayed CUDA graphs.
 // Prints; not a test. Correctness is the harness's job.
-//   qcheck-bench [--quick] [--model glm5|dsv32|all]
+//   qcheck-bench [--quick] [--model glm5|dsv32|all] [--tokens T,T,...] [--configs]
+// --tokens replaces both token lists (single launches and graphs), for
+// example to profile one size under ncu. --configs prints only the blocked
+// kernel's configurations side by side (bf16 separate and fp8 paths).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -78,16 +81,18 @@ double copy_bandwidth(cudaStream_t stream) {
   return 2.0 * bytes / (median(ms) * 1e-3);
 }
 
-void launch(cuda::KernelDesign design, const BenchLaunch& l, int set, cudaStream_t stream) {
-  check(cuda::launch_fused_q(design, l.args(set % l.sets()), stream));
+void launch(cuda::KernelDesign design, const BenchLaunch& l, int set, cudaStream_t stream,
+            const cuda::LaunchOptions& options = {}) {
+  check(cuda::launch_fused_q(design, l.args(set % l.sets()), stream, options));
 }
 
 // Median microseconds of single launches timed by events.
-double time_launches(cuda::KernelDesign design, const BenchLaunch& l, cudaStream_t stream, bool quick) {
+double time_launches(cuda::KernelDesign design, const BenchLaunch& l, cudaStream_t stream, bool quick,
+                     const cuda::LaunchOptions& options = {}) {
   Events ev;
-  for (int i = 0; i < 3; ++i) launch(design, l, i, stream);
+  for (int i = 0; i < 3; ++i) launch(design, l, i, stream, options);
   check(cudaEventRecord(ev.start, stream), "cudaEventRecord");
-  launch(design, l, 0, stream);
+  launch(design, l, 0, stream, options);
   check(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
   const double first_ms = ev.elapsed_ms();
   const int runs = std::clamp(static_cast<int>((quick ? 30.0 : 200.0) / std::max(first_ms, 1e-3)),
@@ -95,7 +100,7 @@ double time_launches(cuda::KernelDesign design, const BenchLaunch& l, cudaStream
   std::vector<float> ms;
   for (int r = 0; r < runs; ++r) {
     check(cudaEventRecord(ev.start, stream), "cudaEventRecord");
-    launch(design, l, r + 1, stream);
+    launch(design, l, r + 1, stream, options);
     check(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
     ms.push_back(ev.elapsed_ms());
   }
@@ -128,8 +133,9 @@ double time_captured(cudaStream_t stream, Enqueue enqueue) {
 }
 
 // A launch of the kernel under test, replayed as a graph.
-double time_graph(cuda::KernelDesign design, const BenchLaunch& l, cudaStream_t stream) {
-  return time_captured(stream, [&](int i) { launch(design, l, i, stream); });
+double time_graph(cuda::KernelDesign design, const BenchLaunch& l, cudaStream_t stream,
+                  const cuda::LaunchOptions& options = {}) {
+  return time_captured(stream, [&](int i) { launch(design, l, i, stream, options); });
 }
 
 // Microseconds per launch of an empty kernel with the same parameter block
@@ -183,6 +189,37 @@ std::string cell(double value, const char* format) {
   return b;
 }
 
+// The blocked kernel's configurations side by side (what kAuto chooses
+// from): single launches (us, % copy) for T >= 2048, graphs below.
+void print_configs(const BenchShape& shape, BenchPath path, const std::vector<int64_t>& tokens,
+                   double copy, cudaStream_t stream) {
+  using cuda::BlockedConfig;
+  const BlockedConfig configs[] = {BlockedConfig::kAuto, BlockedConfig::kThreads256,
+                                   BlockedConfig::kThreads128, BlockedConfig::kStaged64};
+  std::printf("\n%s, %s: blocked configurations (graphs below T = 2048, us per launch; single launches "
+              "from 2048, us and %% copy)\n%8s", shape.model, name_of(path), "T");
+  for (BlockedConfig c : configs) std::printf(" %16s", cuda::name_of(c));
+  std::printf("\n");
+  for (int64_t T : tokens) {
+    BenchLaunch probe;
+    check(probe.create(shape, path, T, 1));
+    BenchLaunch l;
+    check(l.create(shape, path, T, T >= 2048 ? sets_for(probe.bytes_moved()) : 1));
+    std::printf("%8lld", static_cast<long long>(T));
+    for (BlockedConfig c : configs) {
+      cuda::LaunchOptions options;
+      options.blocked_config = c;
+      if (T >= 2048) {
+        const double us = time_launches(cuda::KernelDesign::kBlocked, l, stream, false, options);
+        std::printf(" %9.1f %5.1f%%", us, 100 * l.bytes_moved() / (us * 1e-6) / copy);
+      } else {
+        std::printf(" %16.2f", time_graph(cuda::KernelDesign::kBlocked, l, stream, options));
+      }
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 }  // namespace qcheck::bench
 
@@ -191,13 +228,28 @@ int main(int argc, char** argv) {
   using qcheck::cuda::KernelDesign;
   bool quick = false;
   std::string model = "all";
+  std::vector<int64_t> only_tokens;
+  bool configs = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
       model = argv[++i];
+    } else if (std::strcmp(argv[i], "--configs") == 0) {
+      configs = true;
+    } else if (std::strcmp(argv[i], "--tokens") == 0 && i + 1 < argc) {
+      for (const char* p = argv[++i]; *p != '\0';) {
+        char* end = nullptr;
+        const long long T = std::strtoll(p, &end, 10);
+        if (end == p || T < 1 || T > (int64_t(1) << 24) || (*end != ',' && *end != '\0')) {
+          std::fprintf(stderr, "qcheck-bench: --tokens wants a comma-separated list of T in [1, 2^24]\n");
+          return 2;
+        }
+        only_tokens.push_back(T);
+        p = *end == ',' ? end + 1 : end;
+      }
     } else {
-      std::fprintf(stderr, "usage: qcheck-bench [--quick] [--model glm5|dsv32|all]\n");
+      std::fprintf(stderr, "usage: qcheck-bench [--quick] [--model glm5|dsv32|all] [--tokens T,T,...] [--configs]\n");
       return 2;
     }
   }
@@ -221,12 +273,25 @@ int main(int argc, char** argv) {
   if (model == "all" || model == "glm5") shapes.push_back({"GLM-5 TP4", 16, 32});
   if (model == "all" || model == "dsv32") shapes.push_back({"DeepSeek-V3.2 TP8", 16, 64});
   if (shapes.empty()) die("unknown --model " + model);
-  const std::vector<int64_t> tokens = quick ? std::vector<int64_t>{1, 256, 16384}
+  const std::vector<int64_t> tokens = !only_tokens.empty() ? only_tokens
+                                     : quick ? std::vector<int64_t>{1, 256, 16384}
                                             : std::vector<int64_t>{1, 16, 256, 4096, 16384, 65536};
-  const std::vector<int64_t> graph_tokens = quick ? std::vector<int64_t>{1, 64, 1024}
+  const std::vector<int64_t> graph_tokens = !only_tokens.empty() ? only_tokens
+                                           : quick ? std::vector<int64_t>{1, 64, 1024}
                                                   : std::vector<int64_t>{1, 4, 16, 64, 256, 1024};
   const BenchPath paths[] = {BenchPath::kBf16Separate, BenchPath::kBf16PackedAlias,
                              BenchPath::kBf16PackedCopy, BenchPath::kFp8Packed};
+  if (configs) {
+    const std::vector<int64_t> config_tokens =
+        !only_tokens.empty() ? only_tokens : std::vector<int64_t>{1, 16, 64, 256, 1024, 4096, 16384};
+    for (const BenchShape& shape : shapes) {
+      for (BenchPath path : {BenchPath::kBf16Separate, BenchPath::kBf16PackedCopy, BenchPath::kFp8Packed}) {
+        print_configs(shape, path, config_tokens, copy, stream);
+      }
+    }
+    check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+    return 0;
+  }
   for (const BenchShape& shape : shapes) {
     for (BenchPath path : paths) {
       std::printf("\n%s (H %lld, NI %lld, R 64, D 128, L 512), %s: single launches (events, median)\n",
