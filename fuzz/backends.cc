@@ -77,8 +77,6 @@ std::vector<Backend> make_backends() {
   // T, so without these a shape would only ever meet one of them).
   all.push_back(cuda_backend("cuda-blocked-threads256", "CUDA blocked kernel, 256-thread blocks at any T",
                              cuda::KernelDesign::kBlocked, with_config(cuda::BlockedConfig::kThreads256)));
-  all.push_back(cuda_backend("cuda-blocked-threads128", "CUDA blocked kernel, 128-thread blocks at any T",
-                             cuda::KernelDesign::kBlocked, with_config(cuda::BlockedConfig::kThreads128)));
   all.push_back(cuda_backend("cuda-blocked-staged64",
                              "CUDA blocked kernel, 64-thread blocks and the staged path at any T",
                              cuda::KernelDesign::kBlocked, with_config(cuda::BlockedConfig::kStaged64)));

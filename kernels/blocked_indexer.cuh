@@ -7,8 +7,8 @@
 // team and the codes are written from the same registers. A team handles
 // ROWS rows at once (their loads are all in flight together); kThreads / G
 // teams cover the 16 tokens.
-//   G = 16, KMAX = 1, ROWS = 2 (1 with 256 threads): D <= 128 (the real
-//   models' D = 128)
+//   G = 16, KMAX = 1, ROWS = 1 with 256 threads, 2 with 64: D <= 128 (the
+//   real models' D = 128)
 // Wider rows (D up to 512) and views not aligned for 16-byte vectors (or R
 // not a multiple of 8, 16 for NeoX) take the two-pass path: a warp per row
 // walks the row twice in chunks of V = 8 or 1 elements, once for the amax

@@ -58,8 +58,7 @@ __device__ __forceinline__ void store_bf16x8(uint16_t* p, const float in[8]) {
   uint32_t words[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    words[i] = static_cast<uint32_t>(bf16_from_f32(in[2 * i])) |
-               (static_cast<uint32_t>(bf16_from_f32(in[2 * i + 1])) << 16);
+    words[i] = bf16x2_from_f32(in[2 * i], in[2 * i + 1]);
   }
   store_raw16(p, make_uint4(words[0], words[1], words[2], words[3]));
 }

@@ -28,7 +28,6 @@ const char* name_of(BlockedConfig config) {
   switch (config) {
     case BlockedConfig::kAuto: return "auto";
     case BlockedConfig::kThreads256: return "threads256";
-    case BlockedConfig::kThreads128: return "threads128";
     case BlockedConfig::kStaged64: return "staged64";
   }
   return "?";
@@ -53,8 +52,8 @@ std::string launch_fused_q(KernelDesign design, const FusedQArgs& args, void* st
     return "planted_bug missing-tail-guard exists only in the blocked kernel (legacy has no token blocks)";
   }
   if (options.blocked_config != BlockedConfig::kAuto && options.blocked_config != BlockedConfig::kThreads256 &&
-      options.blocked_config != BlockedConfig::kThreads128 && options.blocked_config != BlockedConfig::kStaged64) {
-    return "blocked_config is not one of auto, threads256, threads128, staged64";
+      options.blocked_config != BlockedConfig::kStaged64) {
+    return "blocked_config is not one of auto, threads256, staged64";
   }
   std::string error = validate_fused_q_args(args);
   if (!error.empty()) return error;

@@ -26,9 +26,9 @@ enum class PlantedBug {
 // force each configuration at any T so every one is checked on every shape.
 enum class BlockedConfig {
   kAuto,
-  kThreads256,  // 256 threads, register path (auto for small T: shortest latency)
-  kThreads128,  // 128 threads, register path
-  kStaged64,    // 64 threads, cp.async staged path where the shape allows (auto for large T)
+  kThreads256,  // 256 threads, register path (auto below 512 tokens: shortest latency)
+  kStaged64,    // 64 threads, cp.async staged path where the shape allows, else the
+                // register path (auto from 512 tokens)
 };
 
 struct LaunchOptions {

@@ -124,6 +124,16 @@ TEST(DeviceConversions, Bf16RoundNearestEvenMatchesSpecOnAllPatterns) {
   });
 }
 
+TEST(DeviceConversions, Bf16PairBothHalvesMatchSpecOnAllPatterns) {
+  REQUIRE_CUDA_DEVICE();
+  // low half = bf16(x), high half = bf16(~x): each half sees every pattern.
+  check_sweep("bf16x2_from_f32 (cvt.rn.bf16x2.f32), both halves", Sweep::kBf16Pair, 0.0f, [](uint32_t bits) {
+    const uint32_t low = spec::bf16_from_f32(float_from_bits(bits), Bf16Nan::k7FFF);
+    const uint32_t high = spec::bf16_from_f32(float_from_bits(~bits), Bf16Nan::k7FFF);
+    return low | (high << 16);
+  });
+}
+
 TEST(DeviceConversions, E4m3BothBytePositionsMatchSpecOnAllPatterns) {
   REQUIRE_CUDA_DEVICE();
   // high byte = e4m3(x) from the FIRST cvt source, low byte = e4m3(~x) from

@@ -21,6 +21,7 @@ __global__ void sweep_kernel(Sweep sweep, SweepRange range, float parameter, uin
     uint32_t result = 0;
     switch (sweep) {
       case Sweep::kBf16: result = bf16_from_f32(x); break;
+      case Sweep::kBf16Pair: result = bf16x2_from_f32(x, __uint_as_float(~bits)); break;
       case Sweep::kE4m3Pair: result = e4m3x2_from_f32(x, __uint_as_float(~bits)); break;
       case Sweep::kUe8m0Scale: result = __float_as_uint(ue8m0_scale_from_amax(x)); break;
       case Sweep::kQuantize: result = e4m3x2_from_f32(0.0f, divide(x, divisor)) & 0xFFu; break;

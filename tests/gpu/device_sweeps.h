@@ -23,6 +23,7 @@ std::string cuda_device_problem();
 
 enum class Sweep : uint8_t {
   kBf16,         // bf16_from_f32(x): result = bf16 bits
+  kBf16Pair,     // bf16x2_from_f32(low = x, high = ~x): result = the 32 bits
   kE4m3Pair,     // e4m3x2_from_f32(high = x, low = ~x): result = the 16 bits
   kUe8m0Scale,   // ue8m0_scale_from_amax(x): result = fp32 bits of the scale
   kQuantize,     // e4m3 of divide(x, make_divisor(parameter)): result = code

@@ -50,7 +50,14 @@ work=${QCHECK_FUZZ_WORK_DIR:-out/fuzz-campaign-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
-if [ $gpu -eq 1 ] && [ "$cuda" = ON ]; then fused_backends=(cuda-blocked); else fused_backends=(cpu-simd cpu-model); fi
+# On a GPU: the blocked kernel as it picks its configuration (256-thread
+# blocks at fuzzing sizes), its staged path forced (auto takes it only from
+# 512 tokens), and the legacy kernel.
+if [ $gpu -eq 1 ] && [ "$cuda" = ON ]; then
+  fused_backends=(cuda-blocked cuda-blocked-staged64 cuda-legacy)
+else
+  fused_backends=(cpu-simd cpu-model)
+fi
 # Two thirds of the cores to fused_q (split over its backends), the rest to
 # numerics and case_decode; at least one worker each (2 cores: 4 workers,
 # each at about half a core).
