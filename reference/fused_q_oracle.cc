@@ -7,7 +7,7 @@
 
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
-#include "reference/ue8m0.h"
+#include "reference/simd_rows_stream.h"
 
 namespace qcheck {
 namespace {
@@ -18,15 +18,14 @@ T* row_at(const View& view, int64_t token, int64_t head) {
   return static_cast<T*>(view.data) + token * view.token_stride + head * view.head_stride;
 }
 
-// One row of a cos/sin cache, converted to f32: cos in [0, R/2), sin after.
-void load_cache_row(const CacheView& cache, int64_t position, int64_t rope_dim,
-                    const RowOps& ops, float* out) {
+// cos/sin of one position: [cos(R/2), sin(R/2)]. An f32 cache row is read
+// where it lies; a bf16 row is converted into `scratch` (exact).
+const float* cache_row(const CacheView& cache, int64_t position, int64_t rope_dim, const RowOps& ops,
+                       float* scratch) {
   const int64_t offset = position * cache.row_stride;
-  if (cache.dtype == FloatType::kF32) {
-    std::memcpy(out, static_cast<const float*>(cache.data) + offset, rope_dim * sizeof(float));
-  } else {
-    ops.f32_from_bf16_row(static_cast<const uint16_t*>(cache.data) + offset, out, rope_dim);
-  }
+  if (cache.dtype == FloatType::kF32) return static_cast<const float*>(cache.data) + offset;
+  ops.f32_from_bf16_row(static_cast<const uint16_t*>(cache.data) + offset, scratch, rope_dim);
+  return scratch;
 }
 
 float load_weight(const FusedQArgs& a, int64_t token, int64_t head) {
@@ -49,83 +48,109 @@ void store_weight(const FusedQArgs& a, int64_t token, int64_t head, float weight
   }
 }
 
-// Scratch rows reused across tokens and heads.
+// Output bytes reach memory through streaming stores (simd_rows_stream.h)
+// where a launch writes whole runs of lines: the ql_nope copy into the
+// packed front, and the indexer codes, which are staged (a cache-resident
+// buffer of about this size, whole rows) and then streamed out. A plain
+// store first reads the line it writes; at 16k tokens that read cost as much
+// as the SIMD row work. Both row tables go through this same composition.
+constexpr size_t kStageBytes = 32 * 1024;
+
+// Rows of `row_bytes` bytes per stage (at least one).
+int64_t rows_per_stage(int64_t row_bytes) { return std::max<int64_t>(1, int64_t(kStageBytes) / row_bytes); }
+
+// Scratch reused across tokens and heads.
 struct Scratch {
-  std::vector<float> mqa_cos_sin, indexer_cos_sin, input, roped, nope;
-  std::vector<uint16_t> bf16_row;
+  std::vector<float> mqa_cos_sin, indexer_cos_sin, input, roped, nope, indexer_scales;
+  std::vector<uint8_t> codes_stage;  // indexer code rows [D]
   explicit Scratch(const FusedQArgs& a)
       : mqa_cos_sin(a.rope_dim),
         indexer_cos_sin(a.rope_dim),
-        input(std::max(a.index_dim, a.rope_dim)),
-        roped(std::max(a.index_dim, a.rope_dim)),
+        input(a.rope_dim),
+        roped(a.rope_dim),
         nope(a.nope_dim),
-        bf16_row(std::max(a.index_dim, a.rope_dim)) {}
+        indexer_scales(a.indexer_heads),
+        codes_stage(size_t(std::min(a.indexer_heads, rows_per_stage(a.index_dim)) * a.index_dim)) {}
 };
 
-void run_mqa_head(const FusedQArgs& a, const Profile& p, const RowOps& ops, int64_t t, int64_t h,
-                  Scratch& s) {
-  const int64_t R = a.rope_dim, L = a.nope_dim;
-  const float* cos = s.mqa_cos_sin.data();
-  const float* sin = cos + R / 2;
-  ops.f32_from_bf16_row(row_at<const uint16_t>(a.q_pe, t, h), s.input.data(), R);
-  const bool fp8 = a.query_path == QueryPath::kFp8Packed;
-  ops.rope_row(s.input.data(), cos, sin, R, RopeStyle::kInterleaved,
-               fp8 ? p.mqa_fp8_r1 : p.mqa_bf16_r1, fp8 ? p.mqa_fp8_r2 : p.mqa_bf16_r2,
-               s.roped.data());
+// The MQA heads of token t: q_pe RoPE'd into the back (packed paths) or
+// into q_pe_out, and on the packed paths ql_nope into the front.
+void run_mqa_token(const FusedQArgs& a, const Profile& p, const RowOps& ops, int64_t t,
+                   const float* cos_sin, Scratch& s) {
+  const int64_t R = a.rope_dim, L = a.nope_dim, H = a.mqa_heads;
+  const float* cos = cos_sin;
+  const float* sin = cos_sin + R / 2;
+  const size_t q_pe_stride = size_t(a.q_pe.head_stride), out_stride = size_t(a.query_out.head_stride);
   switch (a.query_path) {
     case QueryPath::kFp8Packed: {
-      uint8_t* out = row_at<uint8_t>(a.query_out, t, h);
       const float q_scale = float_from_bits(a.q_scale_bits);
-      ops.f32_from_bf16_row(row_at<const uint16_t>(a.ql_nope, t, h), s.nope.data(), L);
-      ops.quantize_row(s.nope.data(), q_scale, out, L, p.e4m3_overflow);
-      ops.quantize_row(s.roped.data(), q_scale, out + L, R, p.e4m3_overflow);
+      for (int64_t h = 0; h < H; ++h) {
+        uint8_t* out = row_at<uint8_t>(a.query_out, t, h);
+        ops.f32_from_bf16_row(row_at<const uint16_t>(a.ql_nope, t, h), s.nope.data(), L);
+        ops.quantize_row(s.nope.data(), q_scale, out, L, p.e4m3_overflow);
+        ops.f32_from_bf16_row(row_at<const uint16_t>(a.q_pe, t, h), s.input.data(), R);
+        ops.rope_row(s.input.data(), cos, sin, R, RopeStyle::kInterleaved, p.mqa_fp8_r1, p.mqa_fp8_r2,
+                     s.roped.data());
+        ops.quantize_row(s.roped.data(), q_scale, out + L, R, p.e4m3_overflow);
+      }
       break;
     }
     case QueryPath::kBf16Packed: {
-      uint16_t* out = row_at<uint16_t>(a.query_out, t, h);
-      // With the exact alias the front already holds ql_nope: the copy is an
-      // identity and is skipped, as a kernel may.
-      if (!ql_nope_aliases_query_out(a)) {
-        std::memcpy(out, row_at<const uint16_t>(a.ql_nope, t, h), L * sizeof(uint16_t));
+      if (ql_nope_aliases_query_out(a)) {
+        // The front already holds ql_nope: the copy is an identity and is
+        // skipped, as a kernel may. Only the rope part is written.
+        ops.rope_bf16_rows(row_at<const uint16_t>(a.q_pe, t, 0), q_pe_stride, cos, sin, R,
+                           RopeStyle::kInterleaved, p.mqa_bf16_r1, p.mqa_bf16_r2, p.bf16_nan,
+                           row_at<uint16_t>(a.query_out, t, 0) + L, out_stride, H);
+        break;
       }
-      ops.bf16_from_f32_row(s.roped.data(), out + L, R, p.bf16_nan);
+      // ql_nope into the front with streaming stores, then the RoPE'd q_pe
+      // into the back.
+      store_rows_streaming(row_at<const uint16_t>(a.ql_nope, t, 0),
+                           size_t(a.ql_nope.head_stride) * sizeof(uint16_t), row_at<uint16_t>(a.query_out, t, 0),
+                           out_stride * sizeof(uint16_t), size_t(L) * sizeof(uint16_t), size_t(H));
+      ops.rope_bf16_rows(row_at<const uint16_t>(a.q_pe, t, 0), q_pe_stride, cos, sin, R,
+                         RopeStyle::kInterleaved, p.mqa_bf16_r1, p.mqa_bf16_r2, p.bf16_nan,
+                         row_at<uint16_t>(a.query_out, t, 0) + L, out_stride, H);
       break;
     }
     case QueryPath::kBf16Separate:
-      ops.bf16_from_f32_row(s.roped.data(), row_at<uint16_t>(a.query_out, t, h), R, p.bf16_nan);
+      ops.rope_bf16_rows(row_at<const uint16_t>(a.q_pe, t, 0), q_pe_stride, cos, sin, R,
+                         RopeStyle::kInterleaved, p.mqa_bf16_r1, p.mqa_bf16_r2, p.bf16_nan,
+                         row_at<uint16_t>(a.query_out, t, 0), out_stride, H);
       break;
   }
 }
 
-void run_indexer_head(const FusedQArgs& a, const Profile& p, const RowOps& ops, int64_t t,
-                      int64_t h, Scratch& s) {
-  const int64_t R = a.rope_dim, D = a.index_dim;
-  const float* cos = s.indexer_cos_sin.data();
-  const float* sin = cos + R / 2;
-  float* row = s.roped.data();
-  ops.f32_from_bf16_row(row_at<const uint16_t>(a.index_q, t, h), s.input.data(), D);
-  // RoPE on the first R dims; dims R..D-1 pass through unchanged.
-  ops.rope_row(s.input.data(), cos, sin, R, a.indexer_rope, p.indexer, p.indexer, row);
-  std::memcpy(row + R, s.input.data() + R, (D - R) * sizeof(float));
-  if (p.indexer_bf16_before_quant) {
-    ops.bf16_from_f32_row(row, s.bf16_row.data(), D, p.bf16_nan);
-    ops.f32_from_bf16_row(s.bf16_row.data(), row, D);
+// The indexer heads of token t: the codes and their scales, then the weights.
+void run_indexer_token(const FusedQArgs& a, const Profile& p, const RowOps& ops, int64_t t,
+                       const float* cos_sin, Scratch& s) {
+  const int64_t R = a.rope_dim, D = a.index_dim, NI = a.indexer_heads;
+  float* scales = s.indexer_scales.data();
+  // The codes are staged, then streamed out.
+  const int64_t stage_rows = rows_per_stage(D);
+  for (int64_t h0 = 0; h0 < NI; h0 += stage_rows) {
+    const int64_t rows = std::min(stage_rows, NI - h0);
+    ops.indexer_rows(row_at<const uint16_t>(a.index_q, t, h0), size_t(a.index_q.head_stride), cos_sin,
+                     cos_sin + R / 2, D, R, a.indexer_rope, p, s.codes_stage.data(), size_t(D), scales + h0,
+                     size_t(rows));
+    store_rows_streaming(s.codes_stage.data(), size_t(D), row_at<uint8_t>(a.index_q_fp8, t, h0),
+                         size_t(a.index_q_fp8.head_stride), size_t(D), size_t(rows));
   }
-  const float scale = spec::ue8m0_scale(ops.amax_row(row, D), p.scale_ceiling, p.scale_floor);
-  ops.quantize_row(row, scale, row_at<uint8_t>(a.index_q_fp8, t, h), D, p.e4m3_overflow);
-
   const float softmax_scale = float_from_bits(a.softmax_scale_bits);
   const float head_scale = float_from_bits(a.head_scale_bits);
-  const float scaled = load_weight(a, t, h) * scale;
-  float weight;
-  if (p.weights_order == WeightsOrder::kScaleSoftmaxHead) {
-    const float with_softmax = scaled * softmax_scale;
-    weight = with_softmax * head_scale;
-  } else {
-    const float folded = softmax_scale * head_scale;
-    weight = scaled * folded;
+  for (int64_t h = 0; h < NI; ++h) {
+    const float scaled = load_weight(a, t, h) * scales[h];
+    float weight;
+    if (p.weights_order == WeightsOrder::kScaleSoftmaxHead) {
+      const float with_softmax = scaled * softmax_scale;
+      weight = with_softmax * head_scale;
+    } else {
+      const float folded = softmax_scale * head_scale;
+      weight = scaled * folded;
+    }
+    store_weight(a, t, h, weight, p, ops);
   }
-  store_weight(a, t, h, weight, p, ops);
 }
 
 bool is_power_of_two_bits(uint32_t bits) { return (bits & 0x007FFFFFu) == 0; }
@@ -159,15 +184,20 @@ std::string check_oracle_inputs(const FusedQArgs& a, const Profile& p) {
 std::string run_fused_q_oracle(const FusedQArgs& a, const Profile& p, const RowOps& ops) {
   std::string error = check_oracle_inputs(a, p);
   if (!error.empty() || a.num_tokens == 0) return error;
+  // A dispatching table is resolved to one target's table once per launch,
+  // so that no row pays for the lookup.
+  const RowOps& rows = ops.resolve != nullptr ? *ops.resolve() : ops;
   Scratch s(a);
   for (int64_t t = 0; t < a.num_tokens; ++t) {
     const int64_t position = a.positions[t];
-    load_cache_row(a.mqa_cache, position, a.rope_dim, ops, s.mqa_cos_sin.data());
-    for (int64_t h = 0; h < a.mqa_heads; ++h) run_mqa_head(a, p, ops, t, h, s);
+    run_mqa_token(a, p, rows, t, cache_row(a.mqa_cache, position, a.rope_dim, rows, s.mqa_cos_sin.data()),
+                  s);
     if (!a.has_indexer) continue;
-    load_cache_row(a.indexer_cache, position, a.rope_dim, ops, s.indexer_cos_sin.data());
-    for (int64_t h = 0; h < a.indexer_heads; ++h) run_indexer_head(a, p, ops, t, h, s);
+    run_indexer_token(a, p, rows, t,
+                      cache_row(a.indexer_cache, position, a.rope_dim, rows, s.indexer_cos_sin.data()), s);
   }
+  // The outputs are complete for any thread that reads them next.
+  fence_streaming_stores();
   return "";
 }
 

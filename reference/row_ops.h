@@ -2,6 +2,12 @@
 // scalar spec (the definition) and the Highway SIMD version (dynamic
 // dispatch, reference/simd_rows.cc). Both must give the same bits for every
 // input; tests/ checks that over every length and many alignments.
+//
+// The first five entries are the building blocks. The two "rows" entries
+// are whole steps of one token (every head of the MQA rope, every head of the
+// indexer): the scalar table defines them by composing its building blocks
+// (reference/scalar_row_ops.cc), the SIMD table fuses them into one pass per
+// row with no call per building block.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +17,10 @@
 #include "reference/profile.h"
 
 namespace qcheck {
+
+// Longest row the "rows" entries take (their scratch lives on the stack):
+// the indexer's D and the rope width R <= D are at most this.
+constexpr size_t kMaxFusedRowLength = size_t(DimLimits::kMaxIndexDim);
 
 struct RowOps {
   const char* name;
@@ -26,6 +36,35 @@ struct RowOps {
   // RoPE of one row (see reference/rope.h for the definition).
   void (*rope_row)(const float* x, const float* cos, const float* sin, size_t count,
                    RopeStyle style, Contraction minus_terms, Contraction plus_terms, float* out);
+
+  // For each row r < rows (bf16 in + r * in_stride, out + r * out_stride):
+  //   out = bf16_from_f32_row(rope_row(f32_from_bf16_row(in), cos, sin, count,
+  //                                    style, minus_terms, plus_terms), nan_rule)
+  // The MQA q_pe rows of one token on the bf16 query paths (SEMANTICS.md,
+  // task 1). count <= kMaxFusedRowLength.
+  void (*rope_bf16_rows)(const uint16_t* in, size_t in_stride, const float* cos, const float* sin,
+                         size_t count, RopeStyle style, Contraction minus_terms,
+                         Contraction plus_terms, Bf16Nan nan_rule, uint16_t* out,
+                         size_t out_stride, size_t rows);
+
+  // For each row r < rows (bf16 in + r * in_stride, e4m3 out + r * out_stride),
+  // the indexer row of SEMANTICS.md task 2 under `profile`:
+  //   x        = f32_from_bf16_row(in, dim)
+  //   x[0..R)  = rope_row(x[0..R), cos, sin, R = rope_dim, style, profile.indexer, profile.indexer)
+  //   x        = f32 of bf16_from_f32_row(x) when profile.indexer_bf16_before_quant
+  //   scale    = spec::ue8m0_scale(amax_row(x), profile.scale_ceiling, profile.scale_floor)
+  //   out      = quantize_row(x, scale, profile.e4m3_overflow);  scales[r] = scale
+  // dims rope_dim..dim-1 pass through the RoPE unchanged. rope_dim <= dim <=
+  // kMaxFusedRowLength, rope_dim even.
+  void (*indexer_rows)(const uint16_t* in, size_t in_stride, const float* cos, const float* sin,
+                       size_t dim, size_t rope_dim, RopeStyle style, const Profile& profile,
+                       uint8_t* out, size_t out_stride, float* scales, size_t rows);
+
+  // A table whose entries run one target's code directly, chosen as a call
+  // through this table would be dispatched right now; the oracle asks once
+  // per launch so that no row pays for the dispatch. nullptr where the
+  // entries already run directly (the scalar table, one target's table).
+  const RowOps* (*resolve)();
 };
 
 // The scalar spec as a table.

@@ -1,7 +1,8 @@
 // The Highway SIMD row functions (reference/simd_rows.cc), target by target.
-// simd_row_ops() (row_ops.h) dispatches to the best target on every call;
-// the functions here let tests, tools and benchmarks name the targets that
-// were compiled in and run one of them explicitly.
+// simd_row_ops() (row_ops.h) dispatches to the best target on every call,
+// and its resolve() names that target's direct table (the composed oracle
+// asks once per launch); the functions here let tests, tools and benchmarks
+// name the targets that were compiled in and run one of them explicitly.
 //
 // simd_rows.cc is built for every target Highway 1.0.3 can attain on the
 // machine's architecture (HWY_COMPILE_ALL_ATTAINABLE plus AVX3_DL), so the

@@ -2,8 +2,10 @@
 // table, per Highway target, on small Cases run through the harness data path
 // (oracle_table_runs.h): every query path (fp8 packed, bf16 packed with and
 // without the ql_nope alias, bf16 separate), indexer off / NeoX /
-// interleaved, f32 and bf16 caches, f32 and bf16 weights in and out, three
-// shapes (odd H, R = D, R = 2), every value recipe and positions recipe, two
+// interleaved, f32 and bf16 caches, f32 and bf16 weights in and out, four
+// shapes (odd H, R = D, R = 2, and the real D = 128, R = 64, whose rows the
+// SIMD table runs through its fused vector path on every vector width up to
+// AVX-512; the small ones take its composed path there), every value recipe and positions recipe, two
 // profiles. Every tensor sits in a guarded buffer with padded (or production)
 // strides, so the oracle must honour them. Every byte of every buffer, padding
 // and sentinels included, must match; neither table may change an input, a
@@ -25,19 +27,22 @@ struct Shape {
 };
 
 // Strides per shape: q_pe as padded rows or production's wide-row view,
-// ql_nope head-major or padded (contiguous under the alias), every other
-// tensor with padded rows; odd paddings and weights column strides, so rows
-// start misaligned for the SIMD loads.
+// ql_nope head-major or padded (contiguous under the alias), the other
+// inputs with padded rows, the outputs with padded rows or back to back (as
+// in production: the oracle then streams whole runs of rows out); odd
+// paddings and weights column strides, so rows start misaligned for the
+// SIMD loads.
 struct Layouts {
-  Layout q_pe, ql_nope;
+  Layout q_pe, ql_nope, outputs;
   int64_t row_padding, weights_column_stride;
 };
 
 std::vector<Case> case_grid() {
-  const Shape shapes[] = {{5, 3, 2, 32, 16, 24}, {2, 1, 3, 16, 16, 8}, {3, 2, 1, 48, 2, 16}};
-  const Layouts layouts[] = {{Layout::kPaddedRows, Layout::kHeadMajor, 3, 2},
-                             {Layout::kWideRowView, Layout::kHeadMajor, 5, 3},
-                             {Layout::kWideRowView, Layout::kPaddedRows, 1, 2}};
+  const Shape shapes[] = {{5, 3, 2, 32, 16, 24}, {2, 1, 3, 16, 16, 8}, {3, 2, 1, 48, 2, 16}, {3, 2, 3, 128, 64, 40}};
+  const Layouts layouts[] = {{Layout::kPaddedRows, Layout::kHeadMajor, Layout::kPaddedRows, 3, 2},
+                             {Layout::kWideRowView, Layout::kHeadMajor, Layout::kPaddedRows, 5, 3},
+                             {Layout::kWideRowView, Layout::kPaddedRows, Layout::kPaddedRows, 1, 2},
+                             {Layout::kWideRowView, Layout::kHeadMajor, Layout::kContiguous, 1, 1}};
   struct PathChoice {
     QueryPath path;
     AliasMode alias;
@@ -48,7 +53,7 @@ std::vector<Case> case_grid() {
                               {QueryPath::kBf16Separate, AliasMode::kNone}};
   std::vector<Case> grid;
   uint64_t seed = 100;
-  for (int s = 0; s < 3; ++s) {
+  for (int s = 0; s < 4; ++s) {
     for (const PathChoice& p : paths) {
       for (int indexer = 0; indexer < 3; ++indexer) {
         for (int dtypes = 0; dtypes < 8; ++dtypes) {
@@ -72,7 +77,7 @@ std::vector<Case> case_grid() {
           c.ql_nope_layout = p.alias == AliasMode::kExactFront ? Layout::kContiguous : layouts[s].ql_nope;
           c.index_q_layout = c.weights_layout = Layout::kPaddedRows;
           c.mqa_cache_layout = c.indexer_cache_layout = Layout::kPaddedRows;
-          c.query_out_layout = c.index_q_fp8_layout = c.weights_out_layout = Layout::kPaddedRows;
+          c.query_out_layout = c.index_q_fp8_layout = c.weights_out_layout = layouts[s].outputs;
           c.row_padding = layouts[s].row_padding;
           c.weights_column_stride = layouts[s].weights_column_stride;
           c.cache_rows = 7;
@@ -107,7 +112,7 @@ void compare_under(const Profile& profile, uint32_t q_scale_bits, const RowOps& 
     EXPECT_EQ(side_effects(c, simd_run), "") << what << " (simd)";
     ++launches;
   }
-  EXPECT_EQ(launches, 3u * 4u * 3u * 8u);
+  EXPECT_EQ(launches, 4u * 4u * 3u * 8u);
 }
 
 // q_scale 0.37 (vLLM's test): not a power of two, so the division is real.

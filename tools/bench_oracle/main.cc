@@ -152,39 +152,42 @@ void skip_bf16_from_f32(const float*, uint16_t*, size_t, Bf16Nan) {}
 void skip_quantize(const float*, float, uint8_t*, size_t, E4m3Overflow) {}
 float skip_amax(const float*, size_t) { return 1.0f; }
 void skip_rope(const float*, const float*, const float*, size_t, RopeStyle, Contraction, Contraction, float*) {}
-const RowOps kNoRowWork{"no-row-work", skip_f32_from_bf16, skip_bf16_from_f32, skip_quantize, skip_amax, skip_rope};
+void skip_rope_bf16_rows(const uint16_t*, size_t, const float*, const float*, size_t, RopeStyle, Contraction,
+                         Contraction, Bf16Nan, uint16_t*, size_t, size_t) {}
+void skip_indexer_rows(const uint16_t*, size_t, const float*, const float*, size_t, size_t, RopeStyle,
+                       const Profile&, uint8_t*, size_t, float* scales, size_t rows) {
+  for (size_t r = 0; r < rows; ++r) scales[r] = 1.0f;
+}
+const RowOps kNoRowWork{"no-row-work",       skip_f32_from_bf16, skip_bf16_from_f32, skip_quantize,
+                        skip_amax,           skip_rope,          skip_rope_bf16_rows, skip_indexer_rows,
+                        nullptr};
 
-// The row work of one token (32 indexer heads: widen 128, NeoX RoPE 64, amax
-// 128, quantize 128; 16 MQA heads: widen 64, interleaved RoPE 64, narrow 64)
-// on cache-resident rows, repeated: what the rows cost without the memory
-// traffic of a 16k-token launch. Returns microseconds per token.
-double hot_row_work_us(const RowOps& ops, int repeats) {
-  std::vector<float> x(128), cos(32), sin(32), roped(128);
-  std::vector<uint16_t> bf16_in(128), bf16_out(64);
-  std::vector<uint8_t> codes(128);
-  for (int i = 0; i < 128; ++i) bf16_in[size_t(i)] = uint16_t(0x3F00 + 3 * i);
+// The row work of one token as the oracle calls it (the 32 indexer rows:
+// widen 128, NeoX RoPE 64, amax 128, quantize 128; the 16 MQA q_pe rows:
+// widen 64, interleaved RoPE 64, narrow 64) on cache-resident rows,
+// repeated: what the rows cost without the memory traffic of a 16k-token
+// launch. A dispatching table is resolved once, as the oracle does.
+// Returns microseconds per token.
+double hot_row_work_us(const RowOps& table, int repeats) {
+  const RowOps& ops = table.resolve != nullptr ? *table.resolve() : table;
+  const Profile profile = qcheck_profile();
+  std::vector<float> cos_sin(64), scales(32);
+  std::vector<uint16_t> index_q(32 * 128), q_pe(16 * 64), q_out(16 * 64);
+  std::vector<uint8_t> codes(32 * 128);
+  for (size_t i = 0; i < index_q.size(); ++i) index_q[i] = uint16_t(0x3F00 + 3 * (i % 128));
+  for (size_t i = 0; i < q_pe.size(); ++i) q_pe[i] = uint16_t(0x3F00 + 5 * (i % 64));
   for (int i = 0; i < 32; ++i) {
-    cos[size_t(i)] = 0.75f - 0.01f * float(i);
-    sin[size_t(i)] = 0.25f + 0.01f * float(i);
+    cos_sin[size_t(i)] = 0.75f - 0.01f * float(i);
+    cos_sin[size_t(32 + i)] = 0.25f + 0.01f * float(i);
   }
   float sink = 0;
   const auto start = Clock::now();
   for (int r = 0; r < repeats; ++r) {
-    for (int h = 0; h < 32; ++h) {
-      ops.f32_from_bf16_row(bf16_in.data(), x.data(), 128);
-      ops.rope_row(x.data(), cos.data(), sin.data(), 64, RopeStyle::kNeox, Contraction::kFuseCos,
-                   Contraction::kFuseCos, roped.data());
-      const float amax = ops.amax_row(roped.data(), 128);
-      ops.quantize_row(roped.data(), 0.5f, codes.data(), 128, E4m3Overflow::kSatFinite);
-      sink += amax + codes[size_t(h)];
-    }
-    for (int h = 0; h < 16; ++h) {
-      ops.f32_from_bf16_row(bf16_in.data(), x.data(), 64);
-      ops.rope_row(x.data(), cos.data(), sin.data(), 64, RopeStyle::kInterleaved, Contraction::kFuseCos,
-                   Contraction::kFuseCos, roped.data());
-      ops.bf16_from_f32_row(roped.data(), bf16_out.data(), 64, Bf16Nan::k7FFF);
-      sink += bf16_out[size_t(h)];
-    }
+    ops.indexer_rows(index_q.data(), 128, cos_sin.data(), cos_sin.data() + 32, 128, 64, RopeStyle::kNeox, profile,
+                     codes.data(), 128, scales.data(), 32);
+    ops.rope_bf16_rows(q_pe.data(), 64, cos_sin.data(), cos_sin.data() + 32, 64, RopeStyle::kInterleaved,
+                       profile.mqa_bf16_r1, profile.mqa_bf16_r2, profile.bf16_nan, q_out.data(), 64, 16);
+    sink += scales[size_t(r % 32)] + codes[size_t(r % 4096)] + q_out[size_t(r % 1024)];
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (sink == -1.0f) std::printf(" ");  // keeps the work observable
