@@ -80,6 +80,9 @@ std::vector<Backend> make_backends() {
   all.push_back(cuda_backend("cuda-blocked-staged64",
                              "CUDA blocked kernel, 64-thread blocks and the staged path at any T",
                              cuda::KernelDesign::kBlocked, with_config(cuda::BlockedConfig::kStaged64)));
+  all.push_back(cuda_backend("cuda-blocked-staged32",
+                             "CUDA blocked kernel, 32-thread blocks and the staged path at any T",
+                             cuda::KernelDesign::kBlocked, with_config(cuda::BlockedConfig::kStaged32)));
   cuda::LaunchOptions tail_bug;
   tail_bug.planted_bug = cuda::PlantedBug::kMissingTailGuard;
   all.push_back(cuda_backend("cuda-blocked-bug-tail",

@@ -1,6 +1,7 @@
 // The token-blocked fused_q kernel (the seed PR's design, SEMANTICS.md
-// "Seed 000"): grid (cdiv(T, 16), tasks); one program (a CUDA block of 256
-// or 64 threads: see the launcher) handles 16 tokens x one head of one task:
+// "Seed 000"): grid (cdiv(T, 16), tasks); one program (a CUDA block of 256,
+// 64 or 32 threads: see the launcher) handles 16 tokens x one head of one
+// task:
 //   tasks [0, H)              MQA q_pe RoPE of head h       (blocked_tasks.cuh)
 //   tasks [H, H + NI)         indexer head (has_indexer)    (blocked_indexer.cuh)
 //   tasks [H + NI, + H)       ql_nope front of head h: fp8 quantize or bf16
@@ -95,19 +96,28 @@ std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_t
 std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool guard_tail,
                                   BlockedConfig config) {
   const auto cuda_stream = static_cast<cudaStream_t>(stream);
-  // Two configurations of the same programs, both bit-exact. kAuto (measured
-  // on the H200 with `qcheck-bench --configs`, GLM-5 TP4): up to a few
-  // hundred tokens the launch is latency-bound and 256-thread blocks give
-  // each thread the fewest rows (graph replay, T = 16: 2.6 us against 3.4 us
-  // with 128 or 64 threads); from 512 tokens on, 64-thread blocks with the
-  // staged path keep more programs and bytes in flight per SM (T = 1024:
-  // 8.1 us against 11.0 us; T = 16384: 99 us against 199 us).
+  // Configurations of the same programs, all bit-exact. kAuto (measured on
+  // the H200 with `qcheck-bench --configs`, GLM-5 TP4): up to a few hundred
+  // tokens the launch is latency-bound and 256-thread blocks give each
+  // thread the fewest rows (graph replay, T = 16: 2.6 us against 3.3 us with
+  // 64 threads). From 512 tokens on, small blocks on the staged path keep
+  // more programs, and so more bytes, in flight per SM: 32 threads when every
+  // program is a small MQA or indexer one (2-6 KB; T = 16384 separate path:
+  // 94 us against 101 us with 64 threads and 200 us with 256), 64 threads
+  // when ql_nope programs (16 KB each) are in the launch (packed copy: 213 us
+  // against 222 us with 32 threads).
   constexpr int64_t kStagedFromTokens = 512;
   if (config == BlockedConfig::kAuto) {
-    config = params.args.num_tokens >= kStagedFromTokens ? BlockedConfig::kStaged64 : BlockedConfig::kThreads256;
+    const bool small_programs_only = params.nope_task == KernelParams::NopeTask::kNone;
+    config = params.args.num_tokens < kStagedFromTokens ? BlockedConfig::kThreads256
+             : small_programs_only                      ? BlockedConfig::kStaged32
+                                                        : BlockedConfig::kStaged64;
   }
-  if (config == BlockedConfig::kThreads256) return blocked::launch<256, false>(params, cuda_stream, guard_tail);
-  return blocked::launch<64, true>(params, cuda_stream, guard_tail);
+  switch (config) {
+    case BlockedConfig::kThreads256: return blocked::launch<256, false>(params, cuda_stream, guard_tail);
+    case BlockedConfig::kStaged32: return blocked::launch<32, true>(params, cuda_stream, guard_tail);
+    default: return blocked::launch<64, true>(params, cuda_stream, guard_tail);
+  }
 }
 
 }  // namespace qcheck::cuda

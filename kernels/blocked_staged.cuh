@@ -4,9 +4,9 @@
 // their 16 cos/sin rows into shared memory with cp.async (16 bytes per
 // instruction, no registers held while in flight), then computes from there.
 // A program's bytes in flight are then bounded by shared memory, not by
-// registers, so small blocks (64 threads, 16 programs per SM) keep many
-// programs, and their loads, in flight on every SM: these tasks move only
-// 2-6 KB per program. Used from T = 2048 on (blocked_kernel.cu).
+// registers, so small blocks (32 or 64 threads, 16 or more programs per SM)
+// keep many programs, and their loads, in flight on every SM: these tasks
+// move only 2-6 KB per program. Used from T = 512 on (blocked_kernel.cu).
 // Same numerics as the register path (device_numerics.cuh, rope_chunks.cuh).
 #pragma once
 

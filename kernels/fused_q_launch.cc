@@ -29,6 +29,7 @@ const char* name_of(BlockedConfig config) {
     case BlockedConfig::kAuto: return "auto";
     case BlockedConfig::kThreads256: return "threads256";
     case BlockedConfig::kStaged64: return "staged64";
+    case BlockedConfig::kStaged32: return "staged32";
   }
   return "?";
 }
@@ -52,8 +53,8 @@ std::string launch_fused_q(KernelDesign design, const FusedQArgs& args, void* st
     return "planted_bug missing-tail-guard exists only in the blocked kernel (legacy has no token blocks)";
   }
   if (options.blocked_config != BlockedConfig::kAuto && options.blocked_config != BlockedConfig::kThreads256 &&
-      options.blocked_config != BlockedConfig::kStaged64) {
-    return "blocked_config is not one of auto, threads256, staged64";
+      options.blocked_config != BlockedConfig::kStaged64 && options.blocked_config != BlockedConfig::kStaged32) {
+    return "blocked_config is not one of auto, threads256, staged64, staged32";
   }
   std::string error = validate_fused_q_args(args);
   if (!error.empty()) return error;

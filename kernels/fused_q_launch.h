@@ -28,7 +28,8 @@ enum class BlockedConfig {
   kAuto,
   kThreads256,  // 256 threads, register path (auto below 512 tokens: shortest latency)
   kStaged64,    // 64 threads, cp.async staged path where the shape allows, else the
-                // register path (auto from 512 tokens)
+                // register path (auto from 512 tokens when ql_nope is copied or quantized)
+  kStaged32,    // 32 threads, the same paths (auto from 512 tokens otherwise)
 };
 
 struct LaunchOptions {

@@ -32,7 +32,7 @@ bool cache_allows_vectors(const CacheView& cache, int64_t rope_dim) {
 
 // The staged path copies rows in 16-byte pieces, each thread one fixed
 // column (blocked_staged.cuh stage_rows): a row must be a power-of-two
-// number of pieces, at most 16 (so it divides the 64 threads).
+// number of pieces, at most 16 (so it divides the 32 or 64 threads).
 bool stageable_row_bytes(int64_t bytes) {
   const int64_t pieces = bytes / 16;
   return bytes % 16 == 0 && pieces >= 1 && pieces <= 16 && (pieces & (pieces - 1)) == 0;

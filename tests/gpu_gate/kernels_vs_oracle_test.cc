@@ -41,7 +41,7 @@ std::vector<GateCase> gate_cases() {
   // cuda-blocked picks its configuration by T; the forced ones run every
   // configuration on every case.
   for (const std::string backend : {"cuda-legacy", "cuda-blocked", "cuda-blocked-threads256",
-                                    "cuda-blocked-staged64"}) {
+                                    "cuda-blocked-staged64", "cuda-blocked-staged32"}) {
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
       std::string label = backend.substr(std::string("cuda-").size()) + "_" + std::to_string(i) + "_T" + std::to_string(c.num_tokens) + "_H" +

@@ -194,7 +194,8 @@ std::string cell(double value, const char* format) {
 void print_configs(const BenchShape& shape, BenchPath path, const std::vector<int64_t>& tokens,
                    double copy, cudaStream_t stream) {
   using cuda::BlockedConfig;
-  const BlockedConfig configs[] = {BlockedConfig::kAuto, BlockedConfig::kThreads256, BlockedConfig::kStaged64};
+  const BlockedConfig configs[] = {BlockedConfig::kAuto, BlockedConfig::kThreads256, BlockedConfig::kStaged64,
+                                   BlockedConfig::kStaged32};
   std::printf("\n%s, %s: blocked configurations (graphs below T = 2048, us per launch; single launches "
               "from 2048, us and %% copy)\n%8s", shape.model, name_of(path), "T");
   for (BlockedConfig c : configs) std::printf(" %16s", cuda::name_of(c));

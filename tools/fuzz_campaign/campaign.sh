@@ -51,10 +51,10 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
 # On a GPU: the blocked kernel as it picks its configuration (256-thread
-# blocks at fuzzing sizes), its staged path forced (auto takes it only from
-# 512 tokens), and the legacy kernel.
+# blocks at fuzzing sizes), its staged configurations forced (auto takes
+# them only from 512 tokens), and the legacy kernel.
 if [ $gpu -eq 1 ] && [ "$cuda" = ON ]; then
-  fused_backends=(cuda-blocked cuda-blocked-staged64 cuda-legacy)
+  fused_backends=(cuda-blocked cuda-blocked-staged64 cuda-blocked-staged32 cuda-legacy)
 else
   fused_backends=(cpu-simd cpu-model)
 fi

@@ -68,7 +68,7 @@ while IFS=$'\t' read -r name labels; do
     rc=0
     backends=("")
     [[ $target == fused_q ]] && backends=(--backend=cpu-simd --backend=cuda-legacy --backend=cuda-blocked
-      --backend=cuda-blocked-threads256 --backend=cuda-blocked-staged64)
+      --backend=cuda-blocked-threads256 --backend=cuda-blocked-staged64 --backend=cuda-blocked-staged32)
     for backend in "${backends[@]}"; do
       timeout "$test_timeout" "$here/tests/$name" $backend "$here/corpus/$target" </dev/null >>"$log" 2>&1 || rc=$?
     done
