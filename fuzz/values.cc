@@ -83,8 +83,19 @@ int band_m_of_row(const Case& c, int64_t p) {
   return mix_keys({c.seed, kSaltCacheKind, 7u, static_cast<uint64_t>(p)}) % 4 == 0 ? 2 : 1;
 }
 
+// base^(-2i/R) for i < R/2: the rotary frequencies, the same for every row.
+std::vector<double> rotary_frequencies(const Case& c, bool indexer) {
+  const double base = indexer ? kIndexerRopeBase : kMqaRopeBase;
+  std::vector<double> frequency(static_cast<size_t>(c.rope_dim / 2));
+  for (size_t i = 0; i < frequency.size(); ++i) {
+    frequency[i] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(c.rope_dim));
+  }
+  return frequency;
+}
+
 // Cos/sin of one cache row in f32 (cos in [0, R/2), sin after).
-void cache_row_values(const Case& c, bool indexer, int64_t p, CacheRowKind kind, float* row) {
+void cache_row_values(const Case& c, bool indexer, int64_t p, CacheRowKind kind,
+                      const std::vector<double>& frequency, float* row) {
   const int64_t R = c.rope_dim, half = R / 2;
   Xoshiro256 rng(
       mix_keys({c.seed, indexer ? kSaltIndexerCache : kSaltMqaCache, static_cast<uint64_t>(p)}));
@@ -106,10 +117,8 @@ void cache_row_values(const Case& c, bool indexer, int64_t p, CacheRowKind kind,
     position +=
         static_cast<double>((uint64_t(1) << 20) + mix_keys({c.seed, kSaltLargeOffset}) % span);
   }
-  const double base = indexer ? kIndexerRopeBase : kMqaRopeBase;
   for (int64_t i = 0; i < half; ++i) {
-    const double angle =
-        position * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(R));
+    const double angle = position * frequency[static_cast<size_t>(i)];
     row[i] = static_cast<float>(std::cos(angle));
     row[half + i] = static_cast<float>(std::sin(angle));
   }
@@ -129,8 +138,10 @@ void fill_cache(const Case& c, TensorSet& set, TensorId id, FloatType dtype,
   if (g == nullptr) return;
   const bool indexer = id == TensorId::kIndexerCache;
   std::vector<float> row(static_cast<size_t>(c.rope_dim));
+  const std::vector<double> frequency = rotary_frequencies(c, indexer);
   for (int64_t p = 0; p < g->rows; ++p) {
-    cache_row_values(c, indexer, p, cache_row_kind(c, indexer, p, referenced[p] != 0), row.data());
+    cache_row_values(c, indexer, p, cache_row_kind(c, indexer, p, referenced[p] != 0), frequency,
+                     row.data());
     for (int64_t i = 0; i < c.rope_dim; ++i) {
       uint8_t* out = set.element(*g, p, 0, i);
       if (dtype == FloatType::kF32) {

@@ -1,5 +1,7 @@
 #include "fuzz/verdict.h"
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -19,6 +21,26 @@ TensorSet expected_tensors(const Case& c, const Profile& profile, const RowOps& 
   *error = run_fused_q_oracle(make_fused_q_args(c, set), profile, rows);
   return set;
 }
+
+namespace {
+
+// "" when the host has room for the verdict's three tensor sets (expected
+// and two runs) of `c`, else why not: a large case (up to 8 GiB of tensors)
+// must end in a report, not in the kernel's out-of-memory killer.
+std::string host_memory_problem(const Case& c) {
+  const uint64_t need = 3 * plan_tensors(c).total_bytes();
+  // Asking the kernel costs tens of microseconds (it reads /proc/meminfo),
+  // a lot per fuzz execution; cases under 256 MiB are not worth the question.
+  if (need < (uint64_t(256) << 20)) return "";
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page_bytes = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_bytes <= 0) return "";  // unknown: try
+  const uint64_t available = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_bytes);
+  if (need <= available) return "";
+  return "the case needs " + std::to_string(need) + " bytes of host memory (three sets of " +
+         std::to_string(need / 3) + " bytes), the host has " + std::to_string(available) + " available";
+}
+
+}  // namespace
 
 Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options) {
   Verdict v;
@@ -41,6 +63,11 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
   error = backend.domain(c);
   if (!error.empty()) {
     v.outcome = Outcome::runtime_error("backend " + backend.name + " cannot run here: " + error);
+    return v;
+  }
+  error = host_memory_problem(c);
+  if (!error.empty()) {
+    v.outcome = Outcome::runtime_error(error);
     return v;
   }
   // The backend's sets are copies of the expected set taken before the

@@ -277,7 +277,7 @@ void repair_case(Case& c, const SizeCap& cap) {
   if (profile.mqa_division == Division::kDivFullPow2) q &= 0x7F800000u;
   c.q_scale_bits = q;
   if (c.memory_limit_bytes < 1 || c.memory_limit_bytes > CaseLimits::kMaxMemoryBytes) {
-    c.memory_limit_bytes = CaseLimits::kMaxMemoryBytes;
+    c.memory_limit_bytes = CaseLimits::kDefaultMemoryBytes;
   }
   fit_budget(c, std::min<uint64_t>(cap.bytes, c.memory_limit_bytes));
 }

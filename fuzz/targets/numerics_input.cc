@@ -1,5 +1,7 @@
 #include "fuzz/targets/numerics_input.h"
 
+#include <algorithm>
+
 namespace qcheck::fuzzing {
 
 const char* name_of(RowOperation operation) {
@@ -9,8 +11,21 @@ const char* name_of(RowOperation operation) {
     case RowOperation::kQuantize: return "quantize_row";
     case RowOperation::kAmax: return "amax_row";
     case RowOperation::kRope: return "rope_row";
+    case RowOperation::kRopeBf16Rows: return "rope_bf16_rows";
+    case RowOperation::kIndexerRows: return "indexer_rows";
   }
   return "?";
+}
+
+FusedRowsShape fused_rows_shape(uint32_t word, size_t max_length) {
+  FusedRowsShape s;
+  s.rows = 1 + (word & 3);
+  s.bf16_before_quant = ((word >> 2) & 1) != 0;
+  s.ceiling = static_cast<ScaleCeiling>((word >> 3) & 1);
+  s.floor = static_cast<ScaleFloor>(((word >> 4) & 3) % 3);
+  s.dim = ((word >> 8) & 0x3FF) % (max_length + 1);
+  s.rope_dim = std::min<size_t>(s.dim, (word >> 18) & 0x3FF) & ~size_t(1);
+  return s;
 }
 
 NumericsInput decode_numerics_input(const uint8_t* data, size_t size) {

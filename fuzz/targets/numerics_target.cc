@@ -13,6 +13,7 @@
 
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/numerics_input.h"
+#include "reference/profile.h"
 #include "reference/row_ops.h"
 #include "reference/simd_rows.h"
 
@@ -46,6 +47,7 @@ struct Row {
                "misalignment in %u out %u\n==== end of finding ====\n",
                fz::name_of(in.operation), simd.name, index,
                in.operation == fz::RowOperation::kF32FromBf16 ? in.bf16.size()
+               : in.operation >= fz::RowOperation::kRopeBf16Rows ? fz::fused_rows_shape(in.divisor_bits, qcheck::kMaxFusedRowLength).dim
                : in.operation == fz::RowOperation::kRope      ? in.f32.size() / 2  // x, then cos and sin
                                                               : in.f32.size(),
                input_bits,
@@ -62,9 +64,83 @@ uint32_t bits(float v) {
   return b;
 }
 
+float float_of(uint32_t b) {
+  float v;
+  std::memcpy(&v, &b, 4);
+  return v;
+}
+
+// The inputs of the two "rows" entries, from the row words: R/2 cos and
+// R/2 sin (1 and 0 past the end of the input), then rows of `width` bf16
+// at a stride of width + input misalignment (two per word, zeros past the end).
+struct FusedRowsInput {
+  std::vector<float> cos, sin;
+  std::vector<uint16_t> x;
+  size_t stride;
+};
+
+FusedRowsInput fused_rows_input(const fz::NumericsInput& in, size_t rope_width, size_t width, size_t rows) {
+  FusedRowsInput f;
+  size_t next = 0;
+  auto word = [&](uint32_t fallback) { return next < in.f32.size() ? in.f32[next++] : fallback; };
+  for (size_t i = 0; i < rope_width / 2; ++i) f.cos.push_back(float_of(word(0x3F800000u)));
+  for (size_t i = 0; i < rope_width / 2; ++i) f.sin.push_back(float_of(word(0u)));
+  f.stride = width + in.input_misalignment;
+  f.x.assign(rows * f.stride + 1, 0);
+  for (size_t i = 0; i + 1 < f.x.size(); i += 2) {
+    const uint32_t w = word(0u);
+    f.x[i] = static_cast<uint16_t>(w);
+    f.x[i + 1] = static_cast<uint16_t>(w >> 16);
+  }
+  return f;
+}
+
+void check_fused_rows(const fz::NumericsInput& in, const RowOps& scalar, const RowOps& simd) {
+  const fz::FusedRowsShape shape = fz::fused_rows_shape(in.divisor_bits, qcheck::kMaxFusedRowLength);
+  const size_t out_stride = shape.dim + in.output_misalignment;
+  if (in.operation == fz::RowOperation::kRopeBf16Rows) {
+    const size_t R = shape.dim & ~size_t(1);
+    const FusedRowsInput f = fused_rows_input(in, R, R, shape.rows);
+    // Outputs start filled alike, so bytes between rows must stay equal too.
+    std::vector<uint16_t> want(shape.rows * out_stride + 1, 0xA5A5), got = want;
+    scalar.rope_bf16_rows(f.x.data(), f.stride, f.cos.data(), f.sin.data(), R, in.style, in.minus_terms,
+                          in.plus_terms, in.nan_rule, want.data(), out_stride, shape.rows);
+    simd.rope_bf16_rows(f.x.data(), f.stride, f.cos.data(), f.sin.data(), R, in.style, in.minus_terms,
+                        in.plus_terms, in.nan_rule, got.data(), out_stride, shape.rows);
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (want[i] != got[i]) report(in, simd, i, want[i], got[i], 0);
+    }
+    return;
+  }
+  qcheck::Profile profile = qcheck::qcheck_profile();
+  profile.indexer = in.minus_terms;
+  profile.e4m3_overflow = in.overflow;
+  profile.bf16_nan = in.nan_rule;
+  profile.scale_ceiling = shape.ceiling;
+  profile.scale_floor = shape.floor;
+  profile.indexer_bf16_before_quant = shape.bf16_before_quant;
+  const FusedRowsInput f = fused_rows_input(in, shape.rope_dim, shape.dim, shape.rows);
+  std::vector<uint8_t> want(shape.rows * out_stride + 1, 0xA5), got = want;
+  std::vector<float> want_scales(shape.rows, -1.0f), got_scales = want_scales;
+  scalar.indexer_rows(f.x.data(), f.stride, f.cos.data(), f.sin.data(), shape.dim, shape.rope_dim, in.style,
+                      profile, want.data(), out_stride, want_scales.data(), shape.rows);
+  simd.indexer_rows(f.x.data(), f.stride, f.cos.data(), f.sin.data(), shape.dim, shape.rope_dim, in.style,
+                    profile, got.data(), out_stride, got_scales.data(), shape.rows);
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (want[i] != got[i]) report(in, simd, i, want[i], got[i], 0);
+  }
+  for (size_t r = 0; r < shape.rows; ++r) {
+    if (bits(want_scales[r]) != bits(got_scales[r])) {
+      report(in, simd, r, bits(want_scales[r]), bits(got_scales[r]), 0);
+    }
+  }
+}
+
 void check_table(const fz::NumericsInput& in, const RowOps& scalar, const RowOps& simd) {
   const unsigned mi = in.input_misalignment, mo = in.output_misalignment;
   switch (in.operation) {
+    case fz::RowOperation::kRopeBf16Rows:
+    case fz::RowOperation::kIndexerRows: check_fused_rows(in, scalar, simd); return;
     case fz::RowOperation::kF32FromBf16: {
       const size_t n = in.bf16.size();
       Row<uint16_t> x(n, mi);

@@ -99,9 +99,18 @@ TEST(CaseValidate, MemoryCap) {
   EXPECT_EQ(error_after([&](Case& c) { c.memory_limit_bytes = small_bytes - 1; }),
             "the case's tensors need " + std::to_string(small_bytes) +
                 " bytes, over memory_limit_bytes = " + std::to_string(small_bytes - 1));
-  EXPECT_EQ(error_after([](Case& c) { c.memory_limit_bytes = (uint64_t(1) << 30) + 1; }),
-            "memory_limit_bytes = 1073741825 is outside [1, 1073741824]");
-  // The largest shapes stay refused by the 1 GiB cap, whatever else is legal:
+  EXPECT_EQ(error_after([](Case& c) { c.memory_limit_bytes = (uint64_t(8) << 30) + 1; }),
+            "memory_limit_bytes = 8589934593 is outside [1, 8589934592]");
+  // A production-size case fits once it raises its own limit: GLM-5 TP4
+  // (the Case defaults) at T = 65536 needs more than the default 1 GiB.
+  Case glm5;
+  glm5.num_tokens = 65536;
+  EXPECT_GT(plan_tensors(glm5).total_bytes(), uint64_t(1) << 30);
+  EXPECT_NE(validate_case(glm5).find("over memory_limit_bytes = 1073741824"), std::string::npos)
+      << validate_case(glm5);
+  glm5.memory_limit_bytes = uint64_t(8) << 30;
+  EXPECT_EQ(validate_case(glm5), "");
+  // The largest shapes stay refused by the cap, whatever else is legal:
   // T = 2^24 tokens of 1024 heads would need terabytes.
   const std::string huge = error_after([](Case& c) {
     c.num_tokens = int64_t(1) << 24;
@@ -112,8 +121,9 @@ TEST(CaseValidate, MemoryCap) {
     c.rope_dim = 512;
     c.row_padding = 256;
     c.query_out_layout = Layout::kPaddedRows;
+    c.memory_limit_bytes = uint64_t(8) << 30;
   });
-  EXPECT_NE(huge.find("over memory_limit_bytes = 1073741824"), std::string::npos) << huge;
+  EXPECT_NE(huge.find("over memory_limit_bytes = 8589934592"), std::string::npos) << huge;
 }
 
 TEST(TensorPlan, LayoutsGiveTheDocumentedStrides) {
