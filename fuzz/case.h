@@ -56,7 +56,7 @@ struct CaseLimits {
   static constexpr int64_t kMaxWeightsColumnStride = 64;
   // All tensors of a case on the host. A case holds at most
   // memory_limit_bytes, 1 GiB unless it says more; a production-size case
-  // (GLM-5 at T = 65536 needs about 2.2 GB) raises its own limit up to 8 GiB.
+  // (GLM-5 TP4 at T = 65536 needs about 2.5 GB) raises its own limit up to 8 GiB.
   // The verdict keeps three sets of tensors and checks the host has room.
   static constexpr uint64_t kDefaultMemoryBytes = uint64_t(1) << 30;
   static constexpr uint64_t kMaxMemoryBytes = uint64_t(8) << 30;
