@@ -95,30 +95,23 @@ void run_mqa_token(const FusedQArgs& a, const Profile& p, const RowOps& ops, int
       }
       break;
     }
-    case QueryPath::kBf16Packed: {
-      if (ql_nope_aliases_query_out(a)) {
-        // The front already holds ql_nope: the copy is an identity and is
-        // skipped, as a kernel may. Only the rope part is written.
-        ops.rope_bf16_rows(row_at<const uint16_t>(a.q_pe, t, 0), q_pe_stride, cos, sin, R,
-                           RopeStyle::kInterleaved, p.mqa_bf16_r1, p.mqa_bf16_r2, p.bf16_nan,
-                           row_at<uint16_t>(a.query_out, t, 0) + L, out_stride, H);
-        break;
+    case QueryPath::kBf16Packed:
+    case QueryPath::kBf16Separate: {
+      const bool packed = a.query_path == QueryPath::kBf16Packed;
+      // ql_nope into the packed front with streaming stores. With the exact
+      // alias the front already holds ql_nope: the copy is an identity and is
+      // skipped, as a kernel may.
+      if (packed && !ql_nope_aliases_query_out(a)) {
+        store_rows_streaming(row_at<const uint16_t>(a.ql_nope, t, 0),
+                             size_t(a.ql_nope.head_stride) * sizeof(uint16_t), row_at<uint16_t>(a.query_out, t, 0),
+                             out_stride * sizeof(uint16_t), size_t(L) * sizeof(uint16_t), size_t(H));
       }
-      // ql_nope into the front with streaming stores, then the RoPE'd q_pe
-      // into the back.
-      store_rows_streaming(row_at<const uint16_t>(a.ql_nope, t, 0),
-                           size_t(a.ql_nope.head_stride) * sizeof(uint16_t), row_at<uint16_t>(a.query_out, t, 0),
-                           out_stride * sizeof(uint16_t), size_t(L) * sizeof(uint16_t), size_t(H));
+      // The RoPE'd q_pe into the packed back, or into q_pe_out.
       ops.rope_bf16_rows(row_at<const uint16_t>(a.q_pe, t, 0), q_pe_stride, cos, sin, R,
                          RopeStyle::kInterleaved, p.mqa_bf16_r1, p.mqa_bf16_r2, p.bf16_nan,
-                         row_at<uint16_t>(a.query_out, t, 0) + L, out_stride, H);
+                         row_at<uint16_t>(a.query_out, t, 0) + (packed ? L : 0), out_stride, H);
       break;
     }
-    case QueryPath::kBf16Separate:
-      ops.rope_bf16_rows(row_at<const uint16_t>(a.q_pe, t, 0), q_pe_stride, cos, sin, R,
-                         RopeStyle::kInterleaved, p.mqa_bf16_r1, p.mqa_bf16_r2, p.bf16_nan,
-                         row_at<uint16_t>(a.query_out, t, 0), out_stride, H);
-      break;
   }
 }
 

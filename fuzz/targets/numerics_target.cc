@@ -38,6 +38,18 @@ struct Row {
   }
 };
 
+// Elements of the row a finding's index counts in.
+size_t row_length(const fz::NumericsInput& in) {
+  switch (in.operation) {
+    case fz::RowOperation::kF32FromBf16: return in.bf16.size();
+    case fz::RowOperation::kRope: return in.f32.size() / 2;  // x, then cos and sin
+    case fz::RowOperation::kRopeBf16Rows:
+    case fz::RowOperation::kIndexerRows:
+      return fz::fused_rows_shape(in.divisor_bits, qcheck::kMaxFusedRowLength).dim;
+    default: return in.f32.size();
+  }
+}
+
 [[noreturn]] void report(const fz::NumericsInput& in, const RowOps& simd, size_t index,
                          uint64_t expected, uint64_t got, uint64_t input_bits) {
   std::fprintf(stderr,
@@ -45,12 +57,7 @@ struct Row {
                "(input bits 0x%" PRIx64 "): expected 0x%" PRIx64 ", got 0x%" PRIx64
                "\nrules: nan %d, overflow %d, style %d, contraction minus %d plus %d, divisor 0x%08x, "
                "misalignment in %u out %u\n==== end of finding ====\n",
-               fz::name_of(in.operation), simd.name, index,
-               in.operation == fz::RowOperation::kF32FromBf16 ? in.bf16.size()
-               : in.operation >= fz::RowOperation::kRopeBf16Rows ? fz::fused_rows_shape(in.divisor_bits, qcheck::kMaxFusedRowLength).dim
-               : in.operation == fz::RowOperation::kRope      ? in.f32.size() / 2  // x, then cos and sin
-                                                              : in.f32.size(),
-               input_bits,
+               fz::name_of(in.operation), simd.name, index, row_length(in), input_bits,
                expected, got, static_cast<int>(in.nan_rule), static_cast<int>(in.overflow),
                static_cast<int>(in.style), static_cast<int>(in.minus_terms), static_cast<int>(in.plus_terms),
                in.divisor_bits, in.input_misalignment, in.output_misalignment);

@@ -144,9 +144,14 @@ double time_empty_graph(unsigned programs, cudaStream_t stream) {
   return time_captured(stream, [&](int) { check(launch_empty_kernel(1, programs, 128, stream)); });
 }
 
-// Enough input sets that rotating through them leaves L2 (60 MB) behind,
-// at most 8.
-int sets_for(double bytes) { return std::clamp(static_cast<int>(std::ceil(240e6 / bytes)), 1, 8); }
+// Enough input sets of a launch that rotating through them leaves L2
+// (60 MB) behind, at most 8. One set is made first to learn the launch's
+// bytes, and freed before the caller makes its own.
+int sets_for(const BenchShape& shape, BenchPath path, int64_t T) {
+  BenchLaunch probe;
+  check(probe.create(shape, path, T, 1));
+  return std::clamp(static_cast<int>(std::ceil(240e6 / probe.bytes_moved())), 1, 8);
+}
 
 // vLLM Triton fused_q on the H200 (SEMANTICS.md, "Performance facts"),
 // per-token grid, microseconds; 0 where not measured.
@@ -201,10 +206,8 @@ void print_configs(const BenchShape& shape, BenchPath path, const std::vector<in
   for (BlockedConfig c : configs) std::printf(" %16s", cuda::name_of(c));
   std::printf("\n");
   for (int64_t T : tokens) {
-    BenchLaunch probe;
-    check(probe.create(shape, path, T, 1));
     BenchLaunch l;
-    check(l.create(shape, path, T, T >= 2048 ? sets_for(probe.bytes_moved()) : 1));
+    check(l.create(shape, path, T, T >= 2048 ? sets_for(shape, path, T) : 1));
     std::printf("%8lld", static_cast<long long>(T));
     for (BlockedConfig c : configs) {
       cuda::LaunchOptions options;
@@ -300,12 +303,7 @@ int main(int argc, char** argv) {
       std::printf("%8s %10s %5s %11s %6s %12s %6s %15s %12s\n", "T", "MB moved", "sets", "legacy us",
                   "%copy", "blocked us", "%copy", "legacy/blocked", "Triton us");
       for (int64_t T : tokens) {
-        int sets = 1;
-        {
-          BenchLaunch probe;  // one set, to learn the bytes of a launch
-          check(probe.create(shape, path, T, 1));
-          sets = sets_for(probe.bytes_moved());
-        }
+        const int sets = sets_for(shape, path, T);
         BenchLaunch use;
         check(use.create(shape, path, T, sets));
         const double legacy = time_launches(KernelDesign::kLegacy, use, stream, quick);
