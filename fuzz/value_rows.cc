@@ -1,9 +1,11 @@
 #include "fuzz/value_rows.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
+#include "reference/row_ops.h"
 
 namespace qcheck {
 
@@ -53,7 +55,15 @@ namespace {
 float f32_of_bf16(uint16_t bits) { return spec::f32_from_bf16(bits); }
 
 void fill_noise(Xoshiro256& rng, double scale, uint16_t* out, int64_t width) {
-  for (int64_t i = 0; i < width; ++i) out[i] = bf16_of(rng.noise() * scale);
+  // bf16_of of each value, rounded to bf16 a chunk at a time by the oracle's
+  // SIMD rows (the same bits as the spec for every f32: tests/reference).
+  constexpr int64_t kChunk = 256;
+  float values[kChunk];
+  for (int64_t start = 0; start < width; start += kChunk) {
+    const int64_t n = std::min(kChunk, width - start);
+    for (int64_t i = 0; i < n; ++i) values[i] = static_cast<float>(rng.noise() * scale);
+    simd_row_ops().bf16_from_f32_row(values, out + start, static_cast<size_t>(n), Bf16Nan::k7FFF);
+  }
 }
 
 // A row whose largest element is `target` (bf16 bits), the others at most

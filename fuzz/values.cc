@@ -9,6 +9,7 @@
 #include "fuzz/value_rows.h"
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
+#include "reference/row_ops.h"
 
 namespace qcheck {
 namespace {
@@ -139,34 +140,33 @@ void fill_cache(const Case& c, TensorSet& set, TensorId id, FloatType dtype,
   const bool indexer = id == TensorId::kIndexerCache;
   std::vector<float> row(static_cast<size_t>(c.rope_dim));
   const std::vector<double> frequency = rotary_frequencies(c, indexer);
+  std::vector<uint16_t> bf16_row(row.size());
   for (int64_t p = 0; p < g->rows; ++p) {
     cache_row_values(c, indexer, p, cache_row_kind(c, indexer, p, referenced[p] != 0), frequency,
                      row.data());
-    for (int64_t i = 0; i < c.rope_dim; ++i) {
-      uint8_t* out = set.element(*g, p, 0, i);
-      if (dtype == FloatType::kF32) {
-        std::memcpy(out, &row[i], 4);
-      } else {
-        // bf16 of the f32 value; specials keep their class (NaN stays NaN).
-        const uint16_t bits = spec::bf16_from_f32(row[i], Bf16Nan::k7FFF);
-        std::memcpy(out, &bits, 2);
-      }
+    uint8_t* out = set.element(*g, p, 0, 0);  // a cache row is contiguous
+    if (dtype == FloatType::kF32) {
+      std::memcpy(out, row.data(), row.size() * 4);
+    } else {
+      // bf16 of the f32 values; specials keep their class (NaN stays NaN).
+      // The SIMD rows give the spec's bits (tests/reference).
+      simd_row_ops().bf16_from_f32_row(row.data(), bf16_row.data(), row.size(), Bf16Nan::k7FFF);
+      std::memcpy(out, bf16_row.data(), bf16_row.size() * 2);
     }
   }
 }
 
-// Cos/sin (f32) of cache row p as stored.
-void read_cache_row(const TensorSet& set, const TensorGeometry& g, int64_t p, float* out) {
-  for (int64_t i = 0; i < g.width; ++i) {
-    const uint8_t* in = set.element(g, p, 0, i);
-    if (g.type == ElementType::kF32) {
-      std::memcpy(&out[i], in, 4);
-    } else {
-      uint16_t bits;
-      std::memcpy(&bits, in, 2);
-      out[i] = spec::f32_from_bf16(bits);
-    }
+// Cos/sin (f32) of cache row p as stored; `bits` is scratch for a bf16 row.
+void read_cache_row(const TensorSet& set, const TensorGeometry& g, int64_t p, std::vector<uint16_t>& bits,
+                    float* out) {
+  const uint8_t* in = set.element(g, p, 0, 0);  // a cache row is contiguous
+  if (g.type == ElementType::kF32) {
+    std::memcpy(out, in, static_cast<size_t>(g.width) * 4);
+    return;
   }
+  bits.resize(static_cast<size_t>(g.width));
+  std::memcpy(bits.data(), in, bits.size() * 2);
+  simd_row_ops().f32_from_bf16_row(bits.data(), out, bits.size());
 }
 
 // Rows of a bf16 input; `cache` (null for ql_nope) gives each row the cos/sin
@@ -178,10 +178,11 @@ void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
   if (g == nullptr) return;
   std::vector<uint16_t> row(static_cast<size_t>(g->width));
   std::vector<float> cos_sin(static_cast<size_t>(c.rope_dim));
+  std::vector<uint16_t> cache_bits;
   for (int64_t t = 0; t < g->rows; ++t) {
     RowRope rope;
     if (cache != nullptr) {
-      read_cache_row(set, *cache, positions[t], cos_sin.data());
+      read_cache_row(set, *cache, positions[t], cache_bits, cos_sin.data());
       rope.cos = cos_sin.data();
       rope.sin = cos_sin.data() + c.rope_dim / 2;
       rope.rope_width = c.rope_dim;

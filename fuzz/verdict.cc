@@ -72,20 +72,30 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
   }
   // The backend's sets are copies of the expected set taken before the
   // oracle runs: the same inputs, guards and poison, byte for byte.
-  TensorSet expected = build_tensor_set(c, Poison::kA);
-  TensorSet got_a = expected;
-  TensorSet got_b = expected;
-  fill_poison(got_b, Poison::kB);
-  const RowOps& rows = options.oracle_rows == OracleRows::kSimd ? simd_row_ops() : scalar_row_ops();
-  error = run_fused_q_oracle(make_fused_q_args(c, expected), profile, rows);
+  PhaseTimes* times = options.times;
+  TensorSet expected, got_a, got_b;
+  {
+    PhaseTimer timer(times, Phase::kInputs);
+    expected = build_tensor_set(c, Poison::kA);
+    got_a = expected;
+    got_b = expected;
+    fill_poison(got_b, Poison::kB);
+  }
+  {
+    PhaseTimer timer(times, Phase::kOracle);
+    const RowOps& rows = options.oracle_rows == OracleRows::kSimd ? simd_row_ops() : scalar_row_ops();
+    error = run_fused_q_oracle(make_fused_q_args(c, expected), profile, rows);
+  }
   if (!error.empty()) {
     v.outcome = Outcome::invalid_input(error);
     return v;
   }
   for (TensorSet* got : {&got_a, &got_b}) {
+    PhaseTimer timer(times, got == &got_a ? Phase::kBackendA : Phase::kBackendB);
     v.outcome = backend.run(c, profile, *got);
     if (!v.outcome.is_ok()) return v;
   }
+  PhaseTimer timer(times, Phase::kCompare);
   v.report = compare_runs(c, expected, got_a, got_b, options.max_listed);
   return v;
 }

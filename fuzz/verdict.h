@@ -11,6 +11,7 @@
 #include "fuzz/backend.h"
 #include "fuzz/case.h"
 #include "fuzz/outcome.h"
+#include "fuzz/phase_times.h"
 #include "fuzz/report.h"
 #include "fuzz/tensors.h"
 #include "reference/profile.h"
@@ -24,6 +25,7 @@ struct VerdictOptions {
   std::string profile;  // empty: the case's profile
   OracleRows oracle_rows = OracleRows::kSimd;
   size_t max_listed = 20;  // mismatches listed in the report
+  PhaseTimes* times = nullptr;  // when set, each phase's time is added to it
 };
 
 struct Verdict {

@@ -46,6 +46,9 @@ constexpr SizeBudget kDefaultBudget = {{uint64_t(1) << 20, 64, 16, 128, 128, 256
 // every recipe) still occurs, at T <= 33, H and NI <= 5, D <= 32, L <= 16.
 constexpr SizeBudget kTinyBudget = {{uint64_t(1) << 16, 33, 5, 32, 16, 64},
                                     {uint64_t(1) << 18, 65, 9, 64, 64, 256}};
+// The default's usual sizes only (T <= 64 and the rest as above): the
+// budget the exec/s targets of cases up to 64 tokens are measured with.
+constexpr SizeBudget kUsualBudget = {kDefaultBudget.usual, kDefaultBudget.usual};
 constexpr uint64_t kRareLargeOneIn = 32;
 
 // A small valid case whose every field depends on `rng` (used when the

@@ -35,6 +35,13 @@ bool env_is(const char* name, const char* value) {
 
 }  // namespace
 
+const SizeBudget* case_size_budget(const char* name) {
+  if (std::strcmp(name, "default") == 0) return &kDefaultBudget;
+  if (std::strcmp(name, "usual") == 0) return &kUsualBudget;
+  if (std::strcmp(name, "tiny") == 0) return &kTinyBudget;
+  return nullptr;
+}
+
 bool backend_follows_profile(const Backend& backend) { return backend.fixed_profile.empty(); }
 
 std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
@@ -75,13 +82,14 @@ std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
     o.max_case_bytes = v;
   }
   if (const char* size = option_value(argc, argv, "--case-size", "QCHECK_CASE_SIZE")) {
-    if (std::strcmp(size, "default") != 0 && std::strcmp(size, "tiny") != 0) {
-      return std::string("--case-size (QCHECK_CASE_SIZE) = ") + size + " must be default or tiny";
+    if (case_size_budget(size) == nullptr) {
+      return std::string("--case-size (QCHECK_CASE_SIZE) = ") + size + " must be default, usual or tiny";
     }
-    o.tiny_cases = std::strcmp(size, "tiny") == 0;
+    o.case_size = size;
   }
   o.keep_going = has_flag(argc, argv, "--keep-going") || env_is("QCHECK_KEEP_GOING", "1");
   o.input_bins = !(has_flag(argc, argv, "--no-input-bins") || env_is("QCHECK_INPUT_BINS", "0"));
+  o.phase_times = has_flag(argc, argv, "--phase-times") || env_is("QCHECK_PHASE_TIMES", "1");
   *out = o;
   return "";
 }
@@ -92,7 +100,7 @@ std::string describe(const FusedQOptions& o) {
                                                               : o.backend->fixed_profile + " (the backend's only profile)";
   return "backend " + o.backend->name + (o.backend->planted_bug ? " (planted bug)" : "") + ", oracle " +
          (o.verdict.oracle_rows == OracleRows::kScalar ? "scalar" : "simd") + " rows, profile " + profile +
-         ", cases up to " + std::to_string(o.max_case_bytes) + " bytes" + (o.tiny_cases ? ", tiny mutations" : "") +
+         ", cases up to " + std::to_string(o.max_case_bytes) + " bytes" + ", " + o.case_size + " case sizes" +
          (o.keep_going ? ", keep going after mismatches" : "") + (o.input_bins ? "" : ", no input bins");
 }
 

@@ -13,11 +13,14 @@
 //   --oracle=scalar|simd  QCHECK_ORACLE      default: scalar for cpu-simd (the SIMD
 //                                            rows are what it checks), simd otherwise
 //   --max-case-bytes=N    QCHECK_MAX_CASE_BYTES  refuse larger cases (default 16 MiB)
-//   --case-size=default|tiny  QCHECK_CASE_SIZE  the mutator's size budget
-//                                            (case_mutator.h kDefaultBudget, kTinyBudget)
+//   --case-size=default|usual|tiny  QCHECK_CASE_SIZE  the mutator's size budget
+//                                            (case_mutator.h kDefaultBudget,
+//                                            kUsualBudget, kTinyBudget)
 //   --keep-going          QCHECK_KEEP_GOING=1    record a mismatch in the bins and go
 //                                            on instead of aborting
 //   --no-input-bins       QCHECK_INPUT_BINS=0    skip the bins computed from the inputs
+//   --phase-times         QCHECK_PHASE_TIMES=1   print at exit where an execution's time
+//                                            went (fuzz/phase_times.h)
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,7 @@
 
 #include "fuzz/backend.h"
 #include "fuzz/case.h"
+#include "fuzz/targets/case_mutator.h"
 #include "fuzz/verdict.h"
 
 namespace qcheck::fuzzing {
@@ -35,13 +39,17 @@ struct FusedQOptions {
   bool profile_given = false;  // --profile or QCHECK_PROFILE
   bool keep_going = false;
   bool input_bins = true;
-  bool tiny_cases = false;
+  bool phase_times = false;
+  const char* case_size = "default";  // a name of case_size_budget()
   uint64_t max_case_bytes = uint64_t(1) << 24;
 };
 
 // "" and *out filled, else one line naming the flag (or variable) and what
 // it accepts.
 std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out);
+
+// The mutator's budget for --case-size; nullptr for an unknown name.
+const SizeBudget* case_size_budget(const char* name);
 
 // True for the backends that follow the case's profile (the oracle
 // itself); the others implement their Backend::fixed_profile only.

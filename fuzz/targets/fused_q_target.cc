@@ -16,6 +16,7 @@
 // Run it with -len_control=0: libFuzzer otherwise starts with 4-byte
 // mutations, far shorter than any case (about 110 bytes).
 #include <malloc.h>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "fuzz/case_binary.h"
 #include "fuzz/case_file.h"
 #include "fuzz/case_json.h"
+#include "fuzz/phase_times.h"
 #include "fuzz/prng.h"
 #include "fuzz/tensor_plan.h"
 #include "fuzz/targets/case_mutator.h"
@@ -41,6 +43,7 @@ namespace fz = qcheck::fuzzing;
 fz::FusedQOptions g_options;
 fz::SizeBudget g_budget = fz::kDefaultBudget;
 bool g_initialized = false;
+qcheck::PhaseTimes g_times;  // filled only with --phase-times
 qcheck::Backend g_observed;  // the chosen backend, seen through observe_inputs
 
 // The backend under test wrapped so that, on the verdict's first run (poison
@@ -50,7 +53,16 @@ qcheck::Backend observe_inputs(const qcheck::Backend& inner, bool input_bins) {
   qcheck::Backend b = inner;
   if (!input_bins) return b;
   b.run = [run = inner.run](const Case& c, const qcheck::Profile& profile, qcheck::TensorSet& tensors) {
-    if (tensors.poison == qcheck::Poison::kA) fz::mark_input_bins(c, tensors, profile);
+    if (tensors.poison == qcheck::Poison::kA) {
+      // Timed as bins, not as the backend run it happens in.
+      qcheck::PhaseTimes* times = g_options.verdict.times;
+      const auto start = std::chrono::steady_clock::now();
+      fz::mark_input_bins(c, tensors, profile);
+      if (times != nullptr) {
+        times->move(qcheck::Phase::kBackendA, qcheck::Phase::kBins,
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+      }
+    }
     return run(c, profile, tensors);
   };
   return b;
@@ -71,11 +83,15 @@ void initialize(int argc, char** argv) {
     std::exit(3);
   }
   g_observed = observe_inputs(*g_options.backend, g_options.input_bins);
-  g_budget = g_options.tiny_cases ? fz::kTinyBudget : fz::kDefaultBudget;
+  g_budget = *fz::case_size_budget(g_options.case_size);
   g_budget.usual.bytes = std::min(g_budget.usual.bytes, g_options.max_case_bytes);
   g_budget.large.bytes = std::min(g_budget.large.bytes, g_options.max_case_bytes);
   std::fprintf(stderr, "fused_q: %s\n", fz::describe(g_options).c_str());
   fz::print_bins_at_exit_if_asked();
+  if (g_options.phase_times) {
+    g_options.verdict.times = &g_times;
+    std::atexit([] { std::fputs(g_times.text().c_str(), stderr); });
+  }
 }
 
 std::string replay_command(const qcheck::VerdictOptions& v) {
@@ -120,15 +136,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   initialize(0, nullptr);
   // Binary (what libFuzzer mutates) or JSON (hand-written regressions and
   // examples replayed through this target): the form of a case file.
-  Case c;
-  if (!qcheck::parse_case_bytes(std::vector<uint8_t>(data, data + size), &c).empty()) return -1;
-  if (!qcheck::validate_case(c).empty()) return -1;
-  if (qcheck::plan_tensors(c).total_bytes() > g_options.max_case_bytes) return -1;
-
   const qcheck::VerdictOptions options = g_options.verdict;
+  if (options.times != nullptr) ++options.times->executions;
+  Case c;
+  {
+    qcheck::PhaseTimer timer(options.times, qcheck::Phase::kDecode);
+    if (!qcheck::parse_case_bytes(std::vector<uint8_t>(data, data + size), &c).empty()) return -1;
+    if (!qcheck::validate_case(c).empty()) return -1;
+    if (qcheck::plan_tensors(c).total_bytes() > g_options.max_case_bytes) return -1;
+  }
   const qcheck::Verdict verdict = qcheck::run_verdict(c, g_observed, options);
-  fz::mark_case_bins(c);
-  fz::mark_verdict_bins(verdict);
+  {
+    qcheck::PhaseTimer timer(options.times, qcheck::Phase::kBins);
+    fz::mark_case_bins(c);
+    fz::mark_verdict_bins(verdict);
+  }
   switch (verdict.outcome.kind) {
     case qcheck::OutcomeKind::kInvalidInput: return -1;
     case qcheck::OutcomeKind::kRuntimeError: report_finding(verdict, c, options);

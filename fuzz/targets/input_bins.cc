@@ -3,6 +3,7 @@
 // rows reach (SEMANTICS.md, "UE8M0 scale of a row"). A scan of the inputs and
 // one scalar RoPE + amax per indexer row: cheap next to the verdict, which
 // runs the oracle and the backend twice.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -10,7 +11,7 @@
 #include "fuzz/targets/semantic_bins.h"
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
-#include "reference/rope.h"
+#include "reference/row_ops.h"
 #include "reference/ue8m0.h"
 
 namespace qcheck::fuzzing {
@@ -36,10 +37,17 @@ unsigned special_classes(uint32_t bits) {
 unsigned row_specials(const uint8_t* p, ElementType type, int64_t count) {
   unsigned found = 0;
   if (type == ElementType::kBf16) {
+    // Every bf16 input element is scanned: a table of the 65536 classes
+    // keeps that a load per element.
+    static const std::vector<uint8_t> table = [] {
+      std::vector<uint8_t> t(65536);
+      for (uint32_t bits = 0; bits < 65536; ++bits) t[bits] = static_cast<uint8_t>(special_classes(bits << 16));
+      return t;
+    }();
     for (int64_t i = 0; i < count; ++i) {
       uint16_t bits;
       std::memcpy(&bits, p + 2 * i, 2);
-      found |= special_classes(uint32_t(bits) << 16);
+      found |= table[bits];
     }
   } else {
     for (int64_t i = 0; i < count; ++i) {
@@ -116,23 +124,24 @@ void mark_scale_bins(const Case& c, const TensorSet& set, const Profile& profile
   const TensorGeometry* cache = set.find(TensorId::kIndexerCache);
   const TensorGeometry* positions = set.find(TensorId::kPositions);
   if (!c.has_indexer || q == nullptr || cache == nullptr || positions == nullptr) return;
-  const int64_t D = c.index_dim, R = c.rope_dim;
+  const size_t D = static_cast<size_t>(c.index_dim), R = static_cast<size_t>(c.rope_dim);
+  // The oracle's SIMD rows (the spec's bits), resolved once: one case has up
+  // to T * NI rows and this runs on every execution.
+  const RowOps& simd = simd_row_ops();
+  const RowOps& rows = simd.resolve != nullptr ? *simd.resolve() : simd;
   std::vector<float> x(D), roped(D), cos_sin(R);
+  std::vector<uint16_t> bits(D);
   for (int64_t t = 0; t < q->rows; ++t) {
     int64_t p;
     std::memcpy(&p, set.element(*positions, t, 0, 0), 8);
-    for (int64_t i = 0; i < R; ++i) cos_sin[i] = load_element(set, *cache, p, 0, i);
+    for (size_t i = 0; i < R; ++i) cos_sin[i] = load_element(set, *cache, p, 0, static_cast<int64_t>(i));
     for (int64_t h = 0; h < q->cols; ++h) {
-      const uint8_t* row = set.element(*q, t, h, 0);  // index_q is bf16
-      for (int64_t i = 0; i < D; ++i) {
-        uint16_t bits;
-        std::memcpy(&bits, row + 2 * i, 2);
-        x[i] = spec::f32_from_bf16(bits);
-      }
-      spec::rope_row(x.data(), cos_sin.data(), cos_sin.data() + R / 2, R, c.indexer_rope, profile.indexer,
-                     profile.indexer, roped.data());
-      for (int64_t i = R; i < D; ++i) roped[i] = x[i];
-      const float amax = spec::row_amax(roped.data(), D);
+      std::memcpy(bits.data(), set.element(*q, t, h, 0), D * 2);  // index_q is bf16
+      rows.f32_from_bf16_row(bits.data(), x.data(), D);
+      rows.rope_row(x.data(), cos_sin.data(), cos_sin.data() + R / 2, R, c.indexer_rope, profile.indexer,
+                    profile.indexer, roped.data());
+      std::copy(x.begin() + static_cast<int64_t>(R), x.end(), roped.begin() + static_cast<int64_t>(R));
+      const float amax = rows.amax_row(roped.data(), D);
       mark_bin(BinGroup::kScaleExponent,
                exponent_bucket(spec::ue8m0_scale(amax, ScaleCeiling::kExactBits, ScaleFloor::kAmax1e4)));
       // Inside the band where the log2f ceiling keeps half the scale.

@@ -225,6 +225,36 @@ TEST(Compare, WritesToDisabledIndexerOutputs) {
   EXPECT_EQ(r.first.at(0).expected_bits, 0xFFFFFFFFu);  // poison A
 }
 
+// Run B of a disabled output holds poison B where the expected set holds
+// poison A, so its check differs from every other buffer's: a write into its
+// elements, its view padding or its sentinels must still show.
+TEST(Compare, RunBWritesToDisabledIndexerOutputs) {
+  Case c = test::small_case();
+  c.has_indexer = false;
+  c.index_q_fp8_layout = Layout::kPaddedRows;
+  c.row_padding = 3;
+  const Runs clean(c);
+  EXPECT_TRUE(clean.compare().passed());
+  const TensorGeometry& q = clean.tensor(TensorId::kIndexQFp8);
+  const int64_t element = q.element_offset(2, 1, 3);
+  const int64_t padding = q.element_offset(2, q.cols - 1, q.width);  // past the row's last element
+  const int64_t back_sentinel = static_cast<int64_t>(clean.expected.buffers[q.buffer].payload_bytes()) + 5;
+  const struct {
+    int64_t payload_offset;
+    const char* signature;
+  } writes[] = {{element, "index_q_fp8/rope part/written-when-disabled"},
+                {padding, "index_q_fp8/padding/padding-overwritten"},
+                {back_sentinel, "index_q_fp8/sentinel after/sentinel-overwritten"}};
+  for (const auto& w : writes) {
+    Runs runs(c);
+    runs.b.buffers[q.buffer].payload()[w.payload_offset] ^= 0x11;
+    const Report r = runs.compare();
+    EXPECT_EQ(only_signature(r).text(), w.signature);
+    ASSERT_FALSE(r.first.empty());
+    EXPECT_EQ(r.first[0].run, 'B');
+  }
+}
+
 TEST(Compare, AliasFrontIsAnOutputNotAnInput) {
   Case c = test::small_case();
   c.alias = AliasMode::kExactFront;
