@@ -93,20 +93,12 @@ __device__ __forceinline__ void shared_cache4(const uint8_t* row, bool f32, int 
     const float4 v = *reinterpret_cast<const float4*>(row + 4 * index);
     out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
   } else {
-    const uint2 v = *reinterpret_cast<const uint2*>(row + 2 * index);
-    out[0] = __uint_as_float(v.x << 16), out[1] = __uint_as_float(v.x & 0xFFFF0000u);
-    out[2] = __uint_as_float(v.y << 16), out[3] = __uint_as_float(v.y & 0xFFFF0000u);
+    f32_from_bf16x4(*reinterpret_cast<const uint2*>(row + 2 * index), out);
   }
 }
 
 __device__ __forceinline__ void shared_bf16x8(const uint8_t* p, float out[8]) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(p);
-  const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    out[2 * i] = __uint_as_float(words[i] << 16);
-    out[2 * i + 1] = __uint_as_float(words[i] & 0xFFFF0000u);
-  }
+  f32_from_bf16x8(*reinterpret_cast<const uint4*>(p), out);
 }
 
 template <bool kGuardTail, int kThreads>
@@ -132,14 +124,7 @@ __device__ void mqa_task_staged(const KernelParams& p, int64_t first_token, int6
     shared_cache4(stage.cache + r * cache_row_bytes, f32_cache, j0 / 2, cos);
     shared_cache4(stage.cache + r * cache_row_bytes, f32_cache, R / 2 + j0 / 2, sin);
     rope_interleaved_chunk(x, cos, sin, out);
-    const int64_t offset = mqa_out_offset(a, first_token + r, head, j0);
-    if (fp8) {
-#pragma unroll
-      for (int e = 0; e < 8; ++e) out[e] = divide(out[e], q_scale);
-      store_e4m3x8(static_cast<uint8_t*>(a.query_out.data) + offset, out);
-    } else {
-      store_bf16x8(static_cast<uint16_t*>(a.query_out.data) + offset, out);
-    }
+    store_mqa_chunk(a, fp8, q_scale, mqa_out_offset(a, first_token + r, head, j0), out);
   }
 }
 

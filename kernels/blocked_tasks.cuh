@@ -43,6 +43,19 @@ __device__ __forceinline__ int64_t mqa_out_offset(const FusedQArgs& a, int64_t t
   return row_offset(a.query_out, token, head) + front + j0;
 }
 
+// Stores 8 RoPE'd values at element `out` of query_out: e4m3 of value /
+// q_scale on the fp8 path, bf16 otherwise.
+__device__ __forceinline__ void store_mqa_chunk(const FusedQArgs& a, bool fp8, const Divisor& q_scale, int64_t out,
+                                                float r[8]) {
+  if (fp8) {
+#pragma unroll
+    for (int e = 0; e < 8; ++e) r[e] = divide(r[e], q_scale);
+    store_e4m3x8(static_cast<uint8_t*>(a.query_out.data) + out, r);
+  } else {
+    store_bf16x8(static_cast<uint16_t*>(a.query_out.data) + out, r);
+  }
+}
+
 template <bool kGuardTail, int kThreads>
 __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t head) {
   const FusedQArgs& a = p.args;
@@ -63,14 +76,7 @@ __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t hea
       const int64_t cache_start = cache_row(a.positions, t, p.mqa_cache_last_row) * a.mqa_cache.row_stride;
       load_interleaved_cos_sin(a.mqa_cache, cache_start, half, j0, p.mqa_cache_vectors, cos, sin);
       rope_interleaved_chunk(x, cos, sin, r);
-      const int64_t out = mqa_out_offset(a, t, head, j0);
-      if (fp8) {
-#pragma unroll
-        for (int e = 0; e < 8; ++e) r[e] = divide(r[e], q_scale);
-        store_e4m3x8(static_cast<uint8_t*>(a.query_out.data) + out, r);
-      } else {
-        store_bf16x8(static_cast<uint16_t*>(a.query_out.data) + out, r);
-      }
+      store_mqa_chunk(a, fp8, q_scale, mqa_out_offset(a, t, head, j0), r);
     }
     return;
   }
@@ -128,13 +134,10 @@ __device__ void nope_task(const KernelParams& p, int64_t first_token, int64_t he
       for (int u = 0; u < kUnroll; ++u) {
         if (!live[u]) continue;
         if (fp8) {
-          const uint32_t words[4] = {raw[u].x, raw[u].y, raw[u].z, raw[u].w};
           float v[8];
+          f32_from_bf16x8(raw[u], v);
 #pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            v[2 * i] = divide(__uint_as_float(words[i] << 16), q_scale);
-            v[2 * i + 1] = divide(__uint_as_float(words[i] & 0xFFFF0000u), q_scale);
-          }
+          for (int i = 0; i < 8; ++i) v[i] = divide(v[i], q_scale);
           store_e4m3x8(static_cast<uint8_t*>(a.query_out.data) + out_offset[u], v);
         } else {
           store_raw16(static_cast<uint16_t*>(a.query_out.data) + out_offset[u], raw[u]);

@@ -33,15 +33,20 @@ __device__ __forceinline__ T* output_row(const OutputView& view, int64_t token, 
 
 __device__ __forceinline__ float load_bf16(const uint16_t* p) { return f32_from_bf16(__ldg(p)); }
 
+// bf16 packed two per 32-bit word (the lower address in the low half) ->
+// floats, exactly: a bf16's bits are the top half of its f32.
+__device__ __forceinline__ void f32_from_bf16x4(uint2 raw, float out[4]) {
+  out[0] = __uint_as_float(raw.x << 16), out[1] = __uint_as_float(raw.x & 0xFFFF0000u);
+  out[2] = __uint_as_float(raw.y << 16), out[3] = __uint_as_float(raw.y & 0xFFFF0000u);
+}
+__device__ __forceinline__ void f32_from_bf16x8(uint4 raw, float out[8]) {
+  f32_from_bf16x4(make_uint2(raw.x, raw.y), out);
+  f32_from_bf16x4(make_uint2(raw.z, raw.w), out + 4);
+}
+
 // 8 bf16 (16 bytes, aligned) -> 8 floats.
 __device__ __forceinline__ void load_bf16x8(const uint16_t* p, float out[8]) {
-  const uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
-  const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    out[2 * i] = __uint_as_float(words[i] << 16);
-    out[2 * i + 1] = __uint_as_float(words[i] & 0xFFFF0000u);
-  }
+  f32_from_bf16x8(__ldg(reinterpret_cast<const uint4*>(p)), out);
 }
 
 // 8 raw bf16 (16 bytes, aligned), for copies.
@@ -96,9 +101,7 @@ __device__ __forceinline__ void load_cache4(const CacheView& cache, int64_t offs
     const float4 v = __ldg(reinterpret_cast<const float4*>(static_cast<const float*>(cache.data) + offset));
     out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
   } else if (vectors) {
-    const uint2 v = __ldg(reinterpret_cast<const uint2*>(static_cast<const uint16_t*>(cache.data) + offset));
-    out[0] = __uint_as_float(v.x << 16), out[1] = __uint_as_float(v.x & 0xFFFF0000u);
-    out[2] = __uint_as_float(v.y << 16), out[3] = __uint_as_float(v.y & 0xFFFF0000u);
+    f32_from_bf16x4(__ldg(reinterpret_cast<const uint2*>(static_cast<const uint16_t*>(cache.data) + offset)), out);
   } else {
 #pragma unroll
     for (int i = 0; i < 4; ++i) out[i] = load_cache_value(cache, offset + i);
