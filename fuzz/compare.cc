@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "reference/conversions.h"
@@ -116,6 +117,19 @@ bool row_off_by_power_of_two(ElementType type, const std::vector<uint32_t>& expe
   return false;
 }
 
+// The payload bytes [first, end) of each (row, col) of `g`'s elements.
+std::vector<std::pair<int64_t, int64_t>> element_byte_ranges(const TensorGeometry& g) {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  const int64_t bytes = g.width * element_bytes(g.type);
+  for (int64_t row = 0; row < g.rows; ++row) {
+    for (int64_t col = 0; col < g.cols; ++col) {
+      const int64_t first = g.element_offset(row, col, 0) * element_bytes(g.type);
+      ranges.push_back({first, first + bytes});
+    }
+  }
+  return ranges;
+}
+
 class Comparer {
  public:
   Comparer(const Case& c, const TensorSet& expected, const TensorSet& a, const TensorSet& b,
@@ -173,12 +187,8 @@ void Comparer::compare_buffer(int index) {
   std::vector<bool> covered(e.payload_bytes(), false);
   for (const TensorGeometry& g : e_.plan.tensors) {
     if (g.buffer != index) continue;
-    const int64_t bytes = g.width * element_bytes(g.type);
-    for (int64_t row = 0; row < g.rows; ++row) {
-      for (int64_t col = 0; col < g.cols; ++col) {
-        const int64_t first = g.element_offset(row, col, 0) * element_bytes(g.type);
-        std::fill(covered.begin() + first, covered.begin() + first + bytes, true);
-      }
+    for (const auto& [first, end] : element_byte_ranges(g)) {
+      std::fill(covered.begin() + first, covered.begin() + end, true);
     }
   }
   guard_bytes(index, covered);
@@ -199,17 +209,12 @@ void Comparer::compare_buffer(int index) {
 bool Comparer::run_b_kept_poison(int index) const {
   const uint8_t* e = e_.buffers[index].payload();
   const uint8_t* b = b_.buffers[index].payload();
-  std::vector<std::pair<int64_t, int64_t>> ranges;  // element bytes: [first, end)
+  std::vector<std::pair<int64_t, int64_t>> ranges;
   for (const TensorGeometry& g : e_.plan.tensors) {
     if (g.buffer != index) continue;
     if (g.role != TensorRole::kUntouchedOutput) return false;
-    const int64_t bytes = g.width * element_bytes(g.type);
-    for (int64_t row = 0; row < g.rows; ++row) {
-      for (int64_t col = 0; col < g.cols; ++col) {
-        const int64_t first = g.element_offset(row, col, 0) * element_bytes(g.type);
-        ranges.push_back({first, first + bytes});
-      }
-    }
+    const std::vector<std::pair<int64_t, int64_t>> own = element_byte_ranges(g);
+    ranges.insert(ranges.end(), own.begin(), own.end());
   }
   std::sort(ranges.begin(), ranges.end());
   const uint8_t poison = poison_byte(Poison::kB);

@@ -34,60 +34,57 @@ constexpr size_t kKeepBytes = size_t(256) << 20;
 
 size_t aligned(size_t bytes) { return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment; }
 
-// Process-wide device and pinned host memory, grown on demand.
-class Arena {
+// One process-wide allocation that grows to the largest request; `allocate`
+// and `release` are cudaMalloc/cudaFree or cudaMallocHost/cudaFreeHost.
+class GrowingAllocation {
  public:
+  using Allocate = cudaError_t (*)(void**, size_t);
+  using Release = cudaError_t (*)(void*);
+  GrowingAllocation(Allocate allocate, Release release) : allocate_(allocate), release_(release) {}
+
+  // At least `bytes`, or the CUDA error (nothing held then).
+  cudaError_t reserve(size_t bytes, uint8_t** out) {
+    if (bytes > bytes_) {
+      release();
+      void* p = nullptr;
+      const cudaError_t e = allocate_(&p, bytes);
+      if (e != cudaSuccess) return e;
+      data_ = static_cast<uint8_t*>(p);
+      bytes_ = bytes;
+    }
+    *out = data_;
+    return cudaSuccess;
+  }
+
+  void release() {
+    if (data_ != nullptr) release_(data_);
+    data_ = nullptr;
+    bytes_ = 0;
+  }
+
+ private:
+  Allocate allocate_;
+  Release release_;
+  uint8_t* data_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Process-wide device memory and pinned host staging.
+struct Arena {
   std::mutex mutex;
-
-  // Device memory of at least `bytes`, or the CUDA error.
-  cudaError_t reserve_device(size_t bytes, uint8_t** out) {
-    if (bytes > device_bytes_) {
-      release_device();
-      void* p = nullptr;
-      const cudaError_t e = cudaMalloc(&p, bytes);
-      if (e != cudaSuccess) return e;
-      device_ = static_cast<uint8_t*>(p);
-      device_bytes_ = bytes;
-    }
-    *out = device_;
-    return cudaSuccess;
-  }
-
-  cudaError_t reserve_staging(size_t bytes, uint8_t** out) {
-    if (bytes > staging_bytes_) {
-      if (staging_ != nullptr) cudaFreeHost(staging_);
-      staging_ = nullptr;
-      staging_bytes_ = 0;
-      void* p = nullptr;
-      const cudaError_t e = cudaMallocHost(&p, bytes);
-      if (e != cudaSuccess) return e;
-      staging_ = static_cast<uint8_t*>(p);
-      staging_bytes_ = bytes;
-    }
-    *out = staging_;
-    return cudaSuccess;
-  }
+  GrowingAllocation device{[](void** p, size_t n) { return cudaMalloc(p, n); },
+                           [](void* p) { return cudaFree(p); }};
+  GrowingAllocation staging{[](void** p, size_t n) { return cudaMallocHost(p, n); },
+                            [](void* p) { return cudaFreeHost(p); }};
 
   // Runs at exit, before the CUDA runtime's own teardown: the runtime
   // registered that when it initialized, which cuda_device_problem() made
   // happen before the arena's first use. compute-sanitizer's leak check
   // then finds nothing left.
   ~Arena() {
-    release_device();
-    if (staging_ != nullptr) cudaFreeHost(staging_);
+    device.release();
+    staging.release();
   }
-
-  void release_device() {
-    if (device_ != nullptr) cudaFree(device_);
-    device_ = nullptr;
-    device_bytes_ = 0;
-  }
-
- private:
-  uint8_t* device_ = nullptr;
-  size_t device_bytes_ = 0;
-  uint8_t* staging_ = nullptr;
-  size_t staging_bytes_ = 0;
 };
 
 Arena& arena() {
@@ -100,7 +97,7 @@ struct ReleaseIfLarge {
   Arena& a;
   bool large;
   ~ReleaseIfLarge() {
-    if (large) a.release_device();
+    if (large) a.device.release();
   }
 };
 
@@ -138,9 +135,9 @@ Outcome run_on_cuda_device(cuda::KernelDesign design, const cuda::LaunchOptions&
   const bool large = total > kKeepBytes;
   ReleaseIfLarge release{a, large};
   uint8_t* device = nullptr;
-  QCHECK_CUDA_CHECK(a.reserve_device(total, &device));
+  QCHECK_CUDA_CHECK(a.device.reserve(total, &device));
   uint8_t* staging = nullptr;
-  if (!large) QCHECK_CUDA_CHECK(a.reserve_staging(total, &staging));
+  if (!large) QCHECK_CUDA_CHECK(a.staging.reserve(total, &staging));
 
   std::vector<uint8_t*> payloads;
   for (size_t i = 0; i < tensors.buffers.size(); ++i) {

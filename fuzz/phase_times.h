@@ -19,28 +19,25 @@ struct PhaseTimes {
   uint64_t executions = 0;
 
   void add(Phase phase, int64_t ns) { nanoseconds[static_cast<int>(phase)] += ns; }
-  // Time spent in `inner` while `outer` was being timed: counted once, in
-  // `inner`.
-  void move(Phase outer, Phase inner, int64_t ns) {
-    add(outer, -ns);
-    add(inner, ns);
-  }
   // A table: per phase the microseconds per execution and the share.
   std::string text() const;
 };
 
 // Adds the time from construction to destruction to `phase`; does nothing
-// when `times` is null.
+// when `times` is null. With `inside` (a phase being timed around this one),
+// the time is moved out of `inside`, so it is counted once.
 class PhaseTimer {
  public:
-  PhaseTimer(PhaseTimes* times, Phase phase) : times_(times), phase_(phase) {
+  PhaseTimer(PhaseTimes* times, Phase phase, Phase inside = Phase::kCount)
+      : times_(times), phase_(phase), inside_(inside) {
     if (times_ != nullptr) start_ = std::chrono::steady_clock::now();
   }
   ~PhaseTimer() {
-    if (times_ != nullptr) times_->add(phase_, elapsed_ns());
-  }
-  int64_t elapsed_ns() const {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+    if (times_ == nullptr) return;
+    const int64_t ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+    if (inside_ != Phase::kCount) times_->add(inside_, -ns);
+    times_->add(phase_, ns);
   }
   PhaseTimer(const PhaseTimer&) = delete;
   PhaseTimer& operator=(const PhaseTimer&) = delete;
@@ -48,6 +45,7 @@ class PhaseTimer {
  private:
   PhaseTimes* times_;
   Phase phase_;
+  Phase inside_;
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -179,7 +179,7 @@ std::string run_fused_q_oracle(const FusedQArgs& a, const Profile& p, const RowO
   if (!error.empty() || a.num_tokens == 0) return error;
   // A dispatching table is resolved to one target's table once per launch,
   // so that no row pays for the lookup.
-  const RowOps& rows = ops.resolve != nullptr ? *ops.resolve() : ops;
+  const RowOps& rows = resolved(ops);
   Scratch s(a);
   for (int64_t t = 0; t < a.num_tokens; ++t) {
     const int64_t position = a.positions[t];

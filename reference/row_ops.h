@@ -72,4 +72,8 @@ const RowOps& scalar_row_ops();
 // The Highway version, dispatched to the best target the CPU supports.
 const RowOps& simd_row_ops();
 
+// The table to run many rows with: `ops` resolved to one target's table
+// (RowOps::resolve), or `ops` itself when it runs directly.
+inline const RowOps& resolved(const RowOps& ops) { return ops.resolve != nullptr ? *ops.resolve() : ops; }
+
 }  // namespace qcheck

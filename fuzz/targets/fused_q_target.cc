@@ -16,7 +16,6 @@
 // Run it with -len_control=0: libFuzzer otherwise starts with 4-byte
 // mutations, far shorter than any case (about 110 bytes).
 #include <malloc.h>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -55,13 +54,8 @@ qcheck::Backend observe_inputs(const qcheck::Backend& inner, bool input_bins) {
   b.run = [run = inner.run](const Case& c, const qcheck::Profile& profile, qcheck::TensorSet& tensors) {
     if (tensors.poison == qcheck::Poison::kA) {
       // Timed as bins, not as the backend run it happens in.
-      qcheck::PhaseTimes* times = g_options.verdict.times;
-      const auto start = std::chrono::steady_clock::now();
+      const qcheck::PhaseTimer timer(g_options.verdict.times, qcheck::Phase::kBins, qcheck::Phase::kBackendA);
       fz::mark_input_bins(c, tensors, profile);
-      if (times != nullptr) {
-        times->move(qcheck::Phase::kBackendA, qcheck::Phase::kBins,
-                    std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
-      }
     }
     return run(c, profile, tensors);
   };

@@ -1,8 +1,8 @@
 // The semantic bins computed from a case's generated inputs: which special
 // value classes the inputs hold, and which UE8M0 scale exponents the indexer
 // rows reach (SEMANTICS.md, "UE8M0 scale of a row"). A scan of the inputs and
-// one scalar RoPE + amax per indexer row: cheap next to the verdict, which
-// runs the oracle and the backend twice.
+// one RoPE + amax per indexer row with the oracle's SIMD rows: cheap next to
+// the verdict, which runs the oracle and the backend twice.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -127,8 +127,7 @@ void mark_scale_bins(const Case& c, const TensorSet& set, const Profile& profile
   const size_t D = static_cast<size_t>(c.index_dim), R = static_cast<size_t>(c.rope_dim);
   // The oracle's SIMD rows (the spec's bits), resolved once: one case has up
   // to T * NI rows and this runs on every execution.
-  const RowOps& simd = simd_row_ops();
-  const RowOps& rows = simd.resolve != nullptr ? *simd.resolve() : simd;
+  const RowOps& rows = resolved(simd_row_ops());
   std::vector<float> x(D), roped(D), cos_sin(R);
   std::vector<uint16_t> bits(D);
   for (int64_t t = 0; t < q->rows; ++t) {

@@ -13,12 +13,15 @@
 
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/numerics_input.h"
+#include "reference/float_bits.h"
 #include "reference/profile.h"
 #include "reference/row_ops.h"
 #include "reference/simd_rows.h"
 
 namespace {
 
+using qcheck::bits_of;
+using qcheck::float_from_bits;
 using qcheck::RowOps;
 namespace fz = qcheck::fuzzing;
 
@@ -65,18 +68,6 @@ size_t row_length(const fz::NumericsInput& in) {
   std::abort();
 }
 
-uint32_t bits(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, 4);
-  return b;
-}
-
-float float_of(uint32_t b) {
-  float v;
-  std::memcpy(&v, &b, 4);
-  return v;
-}
-
 // The inputs of the two "rows" entries, from the row words: R/2 cos and
 // R/2 sin (1 and 0 past the end of the input), then rows of `width` bf16
 // at a stride of width + input misalignment (two per word, zeros past the end).
@@ -90,8 +81,8 @@ FusedRowsInput fused_rows_input(const fz::NumericsInput& in, size_t rope_width, 
   FusedRowsInput f;
   size_t next = 0;
   auto word = [&](uint32_t fallback) { return next < in.f32.size() ? in.f32[next++] : fallback; };
-  for (size_t i = 0; i < rope_width / 2; ++i) f.cos.push_back(float_of(word(0x3F800000u)));
-  for (size_t i = 0; i < rope_width / 2; ++i) f.sin.push_back(float_of(word(0u)));
+  for (size_t i = 0; i < rope_width / 2; ++i) f.cos.push_back(float_from_bits(word(0x3F800000u)));
+  for (size_t i = 0; i < rope_width / 2; ++i) f.sin.push_back(float_from_bits(word(0u)));
   f.stride = width + in.input_misalignment;
   f.x.assign(rows * f.stride + 1, 0);
   for (size_t i = 0; i + 1 < f.x.size(); i += 2) {
@@ -137,8 +128,8 @@ void check_fused_rows(const fz::NumericsInput& in, const RowOps& scalar, const R
     if (want[i] != got[i]) report(in, simd, i, want[i], got[i], 0);
   }
   for (size_t r = 0; r < shape.rows; ++r) {
-    if (bits(want_scales[r]) != bits(got_scales[r])) {
-      report(in, simd, r, bits(want_scales[r]), bits(got_scales[r]), 0);
+    if (bits_of(want_scales[r]) != bits_of(got_scales[r])) {
+      report(in, simd, r, bits_of(want_scales[r]), bits_of(got_scales[r]), 0);
     }
   }
 }
@@ -156,7 +147,7 @@ void check_table(const fz::NumericsInput& in, const RowOps& scalar, const RowOps
       scalar.f32_from_bf16_row(x.data, want.data, n);
       simd.f32_from_bf16_row(x.data, got.data, n);
       for (size_t i = 0; i < n; ++i) {
-        if (bits(want.data[i]) != bits(got.data[i])) report(in, simd, i, bits(want.data[i]), bits(got.data[i]), in.bf16[i]);
+        if (bits_of(want.data[i]) != bits_of(got.data[i])) report(in, simd, i, bits_of(want.data[i]), bits_of(got.data[i]), in.bf16[i]);
       }
       return;
     }
@@ -170,7 +161,7 @@ void check_table(const fz::NumericsInput& in, const RowOps& scalar, const RowOps
       scalar.rope_row(x.data, cos, sin, count, in.style, in.minus_terms, in.plus_terms, want.data);
       simd.rope_row(x.data, cos, sin, count, in.style, in.minus_terms, in.plus_terms, got.data);
       for (size_t i = 0; i < count; ++i) {
-        if (bits(want.data[i]) != bits(got.data[i])) report(in, simd, i, bits(want.data[i]), bits(got.data[i]), in.f32[i]);
+        if (bits_of(want.data[i]) != bits_of(got.data[i])) report(in, simd, i, bits_of(want.data[i]), bits_of(got.data[i]), in.f32[i]);
       }
       return;
     }
@@ -201,7 +192,7 @@ void check_table(const fz::NumericsInput& in, const RowOps& scalar, const RowOps
       return;
     }
     case fz::RowOperation::kAmax: {
-      const uint32_t want = bits(scalar.amax_row(x.data, n)), got = bits(simd.amax_row(x.data, n));
+      const uint32_t want = bits_of(scalar.amax_row(x.data, n)), got = bits_of(simd.amax_row(x.data, n));
       if (want != got) report(in, simd, n, want, got, 0);
       return;
     }

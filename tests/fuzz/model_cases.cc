@@ -7,14 +7,9 @@
 namespace qcheck::test {
 
 Case model_base_case() {
-  Case c;
-  c.num_tokens = 17;
-  c.mqa_heads = 3;
-  c.indexer_heads = 2;
-  c.index_dim = 32;
+  Case c = qcheck::small_case();  // T 17, H 3, NI 2, D 32, P 40
   c.rope_dim = 16;
   c.nope_dim = 24;
-  c.cache_rows = 40;
   c.positions = PositionsRecipe::kRandom;
   c.values = ValueRecipe::kNormal;
   c.seed = 1;

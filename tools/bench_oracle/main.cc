@@ -169,7 +169,7 @@ const RowOps kNoRowWork{"no-row-work",       skip_f32_from_bf16, skip_bf16_from_
 // launch. A dispatching table is resolved once, as the oracle does.
 // Returns microseconds per token.
 double hot_row_work_us(const RowOps& table, int repeats) {
-  const RowOps& ops = table.resolve != nullptr ? *table.resolve() : table;
+  const RowOps& ops = resolved(table);
   const Profile profile = qcheck_profile();
   std::vector<float> cos_sin(64), scales(32);
   std::vector<uint16_t> index_q(32 * 128), q_pe(16 * 64), q_out(16 * 64);
