@@ -1,57 +1,130 @@
 // Task 2 of the token-blocked kernel: indexer RoPE on the first R of D dims,
 // one UE8M0 scale per (token, head) row, e4m3 codes and the scaled weight.
 //
-// Thread mapping of the vector path: a team of G lanes (G divides 32) owns
-// one row; lane l holds chunks l, l + G, ... (KMAX of them, 8 elements each)
-// in registers, so the row's amax is reduced with warp shuffles inside the
-// team and the codes are written from the same registers. A team handles
-// ROWS rows at once (their loads are all in flight together); kThreads / G
-// teams cover the 16 tokens.
-//   G = 16, KMAX = 1, ROWS = 1 with 256 threads, 2 with 64: D <= 128 (the
-//   real models' D = 128)
-// Wider rows (D up to 512) and views not aligned for 16-byte vectors (or R
-// not a multiple of 8, 16 for NeoX) take the two-pass path: a warp per row
-// walks the row twice in chunks of V = 8 or 1 elements, once for the amax
-// and once for the codes, recomputing each element's RoPE (the same bits
-// both times) instead of holding up to 512 values in registers.
+// Register path (views aligned for 16-byte vectors, cos/sin rows aligned for
+// 4-value loads, D <= 128: the real models): a team of 16 lanes owns one
+// row, lane l its chunk l (elements 8l .. 8l + 7) in registers, so the row's
+// amax is reduced with warp shuffles inside the team and the codes are
+// written from the same registers. A team handles ROWS rows at once (their
+// loads all in flight together): 1 with 256 threads (a team per token), 2
+// with 64. It is compiled for each RoPE style and cache dtype (4 copies):
+// at small T the launch's time is this task's chain of dependent steps, and
+// run-time branches on the layout inside the chain cost more than the code.
+// Everything else (D up to 512, views not aligned for vectors, R not a
+// multiple of 8, 16 for NeoX) takes the two-pass path: a warp per row walks
+// the row twice in chunks of V = 8 or 1 elements, once for the amax and once
+// for the codes, recomputing each element's RoPE (the same bits both times)
+// instead of holding up to 512 values in registers.
 #pragma once
 
 #include "kernels/blocked_tasks.cuh"
 
 namespace qcheck::cuda::blocked {
 
-// RoPE'd (or passed-through) values of the V elements of [t, head] from j0.
+// A compile-time layout choice, passed to the generic lambdas of
+// with_indexer_layout.
+template <bool kValue>
+struct Flag {
+  static constexpr bool value = kValue;
+};
+
+// Calls f(Flag<neox>, Flag<f32 cache>) for the args' indexer layout.
+template <typename F>
+__device__ __forceinline__ void with_indexer_layout(const FusedQArgs& a, F&& f) {
+  const bool neox = a.indexer_rope == RopeStyle::kNeox;
+  const bool f32_cache = a.indexer_cache.dtype == FloatType::kF32;
+  if (neox) {
+    f32_cache ? f(Flag<true>{}, Flag<true>{}) : f(Flag<true>{}, Flag<false>{});
+  } else {
+    f32_cache ? f(Flag<false>{}, Flag<true>{}) : f(Flag<false>{}, Flag<false>{});
+  }
+}
+
+// The position-independent half of the 8-element chunk at j0 (a multiple of
+// 8) of a row: whether it is RoPE'd, where its cos/sin values sit in a cache
+// row, and (NeoX) the bits of its partner chunk j0 +- R/2, loaded here. The
+// register path plans before the row's position arrives, so after it only
+// the cos/sin loads and the arithmetic remain.
+struct IndexerChunkPlan {
+  bool rope;          // j0 < R; else the chunk passes through unchanged
+  bool minus;         // NeoX: j0 < R/2 (r = x*c - partner*s)
+  int cos_index;      // element of the chunk's first cos in a cache row
+  int sin_index;      // cos_index + R/2
+  uint4 partner_raw;  // NeoX: the partner chunk's bf16 bits
+};
+
+// A pass-through chunk gets a plan that reads the start of the cache row and
+// its own bits as partner: every address stays valid, so the chunk's loads
+// need no branch (a branch would let the compiler sink the position's load
+// behind waits for other values).
+template <bool kNeox>
+__device__ __forceinline__ IndexerChunkPlan plan_indexer_chunk(const FusedQArgs& a, const uint16_t* in, int j0) {
+  const int R = static_cast<int>(a.rope_dim);
+  const int half = R / 2;
+  IndexerChunkPlan plan;
+  plan.rope = j0 < R;
+  if constexpr (kNeox) {
+    plan.minus = j0 < half;
+    plan.cos_index = !plan.rope ? 0 : plan.minus ? j0 : j0 - half;
+    plan.partner_raw = load_raw16(in + (!plan.rope ? j0 : plan.minus ? j0 + half : j0 - half));
+  } else {
+    plan.minus = false;
+    plan.cos_index = plan.rope ? j0 / 2 : 0;
+    plan.partner_raw = make_uint4(0, 0, 0, 0);
+  }
+  plan.sin_index = plan.cos_index + half;
+  return plan;
+}
+
+// The 8 RoPE'd (or passed-through: dims R..D-1 are copied exactly) values of
+// a planned chunk with input values x; `cache_start` is the element offset
+// of the row's cos/sin row, read with vector loads.
+template <bool kNeox, bool kF32Cache>
+__device__ __forceinline__ void rope_indexer_chunk(const FusedQArgs& a, const IndexerChunkPlan& plan,
+                                                   const float x[8], int64_t cache_start, float out[8]) {
+  constexpr FloatType kCache = kF32Cache ? FloatType::kF32 : FloatType::kBf16;
+  const CacheView& cache = a.indexer_cache;
+  float rotated[8];
+  if constexpr (!kNeox) {
+    float cos[4], sin[4];
+    load_cache4_vector<kCache>(cache, cache_start + plan.cos_index, cos);
+    load_cache4_vector<kCache>(cache, cache_start + plan.sin_index, sin);
+    rope_interleaved_chunk(x, cos, sin, rotated);
+  } else {
+    float partner[8], cos[8], sin[8];
+    f32_from_bf16x8(plan.partner_raw, partner);
+    load_cache4_vector<kCache>(cache, cache_start + plan.cos_index, cos);
+    load_cache4_vector<kCache>(cache, cache_start + plan.cos_index + 4, cos + 4);
+    load_cache4_vector<kCache>(cache, cache_start + plan.sin_index, sin);
+    load_cache4_vector<kCache>(cache, cache_start + plan.sin_index + 4, sin + 4);
+    rope_neox_chunk(x, partner, cos, sin, plan.minus, rotated);
+  }
+#pragma unroll
+  for (int e = 0; e < 8; ++e) out[e] = plan.rope ? rotated[e] : x[e];
+}
+
+// RoPE'd (or passed-through) values of the V elements of [t, head] from j0
+// (the two-pass path: any layout, chosen at run time).
 template <int V>
 __device__ __forceinline__ void indexer_chunk(const FusedQArgs& a, const KernelParams& p,
                                               const uint16_t* in, int64_t cache_start, int j0,
                                               float out[V]) {
-  const int R = static_cast<int>(a.rope_dim);
-  const int half = R / 2;
-  const bool neox = a.indexer_rope == RopeStyle::kNeox;
-  const CacheView& cache = a.indexer_cache;
   if constexpr (V == kVectorElements) {
-    float x[8];
-    load_bf16x8(in + j0, x);
-    if (j0 >= R) {
-#pragma unroll
-      for (int e = 0; e < 8; ++e) out[e] = x[e];  // dims R..D-1 pass through exactly
-    } else if (!neox) {
-      float cos[4], sin[4];
-      load_interleaved_cos_sin(cache, cache_start, half, j0, p.indexer_cache_vectors, cos, sin);
-      rope_interleaved_chunk(x, cos, sin, out);
+    if (p.indexer_cache_vectors) {
+      float x[8];
+      load_bf16x8(in + j0, x);
+      with_indexer_layout(a, [&](auto neox, auto f32_cache) {
+        const IndexerChunkPlan plan = plan_indexer_chunk<decltype(neox)::value>(a, in, j0);
+        rope_indexer_chunk<decltype(neox)::value, decltype(f32_cache)::value>(a, plan, x, cache_start, out);
+      });
     } else {
-      const bool minus = j0 < half;
-      const int index = minus ? j0 : j0 - half;
-      float partner[8], cos[8], sin[8];
-      load_bf16x8(in + (minus ? j0 + half : j0 - half), partner);
-      load_cache4(cache, cache_start + index, p.indexer_cache_vectors, cos);
-      load_cache4(cache, cache_start + index + 4, p.indexer_cache_vectors, cos + 4);
-      load_cache4(cache, cache_start + half + index, p.indexer_cache_vectors, sin);
-      load_cache4(cache, cache_start + half + index + 4, p.indexer_cache_vectors, sin + 4);
-      rope_neox_chunk(x, partner, cos, sin, minus, out);
+#pragma unroll
+      for (int e = 0; e < V; ++e) indexer_chunk<1>(a, p, in, cache_start, j0 + e, out + e);
     }
   } else {
     static_assert(V == 1, "the element path handles one element");
+    const int R = static_cast<int>(a.rope_dim);
+    const int half = R / 2;
     const int j = j0;
     const float x = load_bf16(in + j);
     if (j >= R) {
@@ -60,7 +133,7 @@ __device__ __forceinline__ void indexer_chunk(const FusedQArgs& a, const KernelP
     }
     bool minus;
     int partner, index;
-    if (neox) {
+    if (a.indexer_rope == RopeStyle::kNeox) {
       minus = j < half;
       partner = minus ? j + half : j - half;
       index = minus ? j : j - half;
@@ -70,27 +143,42 @@ __device__ __forceinline__ void indexer_chunk(const FusedQArgs& a, const KernelP
       index = j / 2;
     }
     const float xp = load_bf16(in + partner);
-    const float c = load_cache_value(cache, cache_start + index);
-    const float s = load_cache_value(cache, cache_start + half + index);
+    const float c = load_cache_value(a.indexer_cache, cache_start + index);
+    const float s = load_cache_value(a.indexer_cache, cache_start + half + index);
     out[0] = rope_term(x, c, minus ? -xp : xp, s);
   }
 }
 
-template <int G, int KMAX, int ROWS, bool kGuardTail, int kThreads>
+// Largest |value| of a chunk, NaN ignored (amax_step's rule), as a tree: 3
+// dependent steps where a running maximum takes 8. maxNum that ignores
+// quiet NaN is associative and commutative, so the order cannot change the
+// result (|x| of a NaN is a quiet NaN here: fabsf only clears the sign).
+__device__ __forceinline__ float chunk_amax(const float v[8]) {
+  const float m01 = fmaxf(fabsf(v[0]), fabsf(v[1])), m23 = fmaxf(fabsf(v[2]), fabsf(v[3]));
+  const float m45 = fmaxf(fabsf(v[4]), fabsf(v[5])), m67 = fmaxf(fabsf(v[6]), fabsf(v[7]));
+  return fmaxf(fmaxf(m01, m23), fmaxf(m45, m67));
+}
+
+// The register path (see the top of the file). Each row's loads are issued
+// in the order of its dependent chain: the position first (its cos/sin row
+// waits for it), then the row's values and weight, then the output offsets
+// (pinned, so they are worked out while the loads fly).
+template <bool kNeox, bool kF32Cache, int ROWS, bool kGuardTail, int kThreads>
 __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t head) {
-  static_assert(32 % G == 0, "a team lives inside one warp");
+  constexpr int G = 16;  // lanes per row: D <= 128 is at most 16 chunks of 8
   constexpr int kTeams = kThreads / G;
   static_assert(kTokensPerBlock % (kTeams * ROWS) == 0, "every warp runs the same passes");
   constexpr int V = kVectorElements;
   const FusedQArgs& a = p.args;
-  const int chunks = static_cast<int>(a.index_dim) / V;
   const int team = threadIdx.x / G;
   const int lane = threadIdx.x % G;
+  const bool has_chunk = lane * V < a.index_dim;
 
   for (int row_base = team; row_base < kTokensPerBlock; row_base += kTeams * ROWS) {
-    float v[ROWS][KMAX][V];
+    float v[ROWS][V];
     float amax[ROWS], weight[ROWS];
     bool live[ROWS];
+    int64_t out[ROWS], weight_out[ROWS];
 #pragma unroll
     for (int rr = 0; rr < ROWS; ++rr) {
       const int64_t t = first_token + row_base + rr * kTeams;
@@ -98,18 +186,25 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
       amax[rr] = 0.0f;
       weight[rr] = 0.0f;
       if (!live[rr]) continue;
-      if (lane == 0) weight[rr] = load_weight(a, t, head);
+      const int64_t position = __ldg(a.positions + t);
       const uint16_t* in = input_row<uint16_t>(a.index_q, t, head);
+      // Raw bits, unpacked only where used, and no branch around the loads
+      // (a lane past D works on chunk 0 and drops it): an unpack inside a
+      // branch would make the lane wait for these values there.
+      const int j0 = has_chunk ? lane * V : 0;
+      const uint4 raw = load_raw16(in + j0);
+      const IndexerChunkPlan plan = plan_indexer_chunk<kNeox>(a, in, j0);
+      weight[rr] = load_weight(a, t, head);  // the same element in every lane: one request
+      out[rr] = row_offset(a.index_q_fp8, t, head) + lane * V;
+      weight_out[rr] = row_offset(a.index_weights_out, t, head);
+      compute_now(out[rr]);
+      compute_now(weight_out[rr]);
+      float x[V];
+      f32_from_bf16x8(raw, x);
       const int64_t cache_start =
-          cache_row(a.positions, t, p.indexer_cache_last_row) * a.indexer_cache.row_stride;
-#pragma unroll
-      for (int k = 0; k < KMAX; ++k) {
-        const int chunk = lane + k * G;
-        if (chunk >= chunks) continue;
-        indexer_chunk<V>(a, p, in, cache_start, chunk * V, v[rr][k]);
-#pragma unroll
-        for (int e = 0; e < V; ++e) amax[rr] = amax_step(amax[rr], v[rr][k][e]);
-      }
+          clamp_position(position, p.indexer_cache_last_row) * a.indexer_cache.row_stride;
+      rope_indexer_chunk<kNeox, kF32Cache>(a, plan, x, cache_start, v[rr]);
+      if (has_chunk) amax[rr] = chunk_amax(v[rr]);
     }
     // The row's amax over its team; every lane of the warp takes part.
 #pragma unroll
@@ -122,21 +217,16 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
 #pragma unroll
     for (int rr = 0; rr < ROWS; ++rr) {
       if (!live[rr]) continue;
-      const int64_t t = first_token + row_base + rr * kTeams;
       const float scale = ue8m0_scale_from_amax(amax[rr]);
-      const float reciprocal = exact_reciprocal_of_pow2(scale);
-      uint8_t* out = output_row<uint8_t>(a.index_q_fp8, t, head);
-#pragma unroll
-      for (int k = 0; k < KMAX; ++k) {
-        const int chunk = lane + k * G;
-        if (chunk >= chunks) continue;
+      if (has_chunk) {
+        const float reciprocal = reciprocal_of_ue8m0_scale(scale);
         float q[V];
 #pragma unroll
-        for (int e = 0; e < V; ++e) q[e] = __fmul_rn(v[rr][k][e], reciprocal);
-        store_e4m3x8(out + chunk * V, q);
+        for (int e = 0; e < V; ++e) q[e] = __fmul_rn(v[rr][e], reciprocal);
+        store_e4m3x8(static_cast<uint8_t*>(a.index_q_fp8.data) + out[rr], q);
       }
       if (lane == 0) {
-        store_weight(a, t, head, indexer_weight(weight[rr], scale, p.softmax_scale, p.head_scale));
+        store_weight_at(a, weight_out[rr], indexer_weight(weight[rr], scale, p.softmax_scale, p.head_scale));
       }
     }
   }
@@ -167,7 +257,7 @@ __device__ void indexer_rows_two_pass(const KernelParams& p, int64_t first_token
       amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, offset));
     }
     const float scale = ue8m0_scale_from_amax(amax);
-    const float reciprocal = exact_reciprocal_of_pow2(scale);
+    const float reciprocal = reciprocal_of_ue8m0_scale(scale);
     uint8_t* out = output_row<uint8_t>(a.index_q_fp8, t, head);
 #pragma unroll 1
     for (int j0 = lane * V; j0 < D; j0 += 32 * V) {
@@ -188,14 +278,28 @@ __device__ void indexer_rows_two_pass(const KernelParams& p, int64_t first_token
   }
 }
 
-template <bool kGuardTail, int kThreads>
+// Which indexer code a kernel instance holds. kAny chooses at run time;
+// the others are the register path for one layout, chosen on the host
+// (blocked_kernel.cu) for the small-T configuration, whose latency the
+// run-time choices would lengthen (a chain of uniform branches, each a jump
+// to code far away, about 0.1 us at T = 1).
+enum class IndexerRoute : uint8_t { kAny, kNeoxF32, kNeoxBf16, kInterleavedF32, kInterleavedBf16 };
+
+template <bool kGuardTail, int kThreads, IndexerRoute kRoute = IndexerRoute::kAny>
 __device__ void indexer_task(const KernelParams& p, int64_t first_token, int64_t head) {
-  if (!p.indexer_vectors) {
+  // Two rows per team in flight, or one when the block has a team per row.
+  constexpr int kRows = kThreads / 16 >= kTokensPerBlock ? 1 : 2;
+  if constexpr (kRoute != IndexerRoute::kAny) {
+    constexpr bool kNeox = kRoute == IndexerRoute::kNeoxF32 || kRoute == IndexerRoute::kNeoxBf16;
+    constexpr bool kF32Cache = kRoute == IndexerRoute::kNeoxF32 || kRoute == IndexerRoute::kInterleavedF32;
+    indexer_rows<kNeox, kF32Cache, kRows, kGuardTail, kThreads>(p, first_token, head);
+  } else if (p.indexer_registers) {
+    with_indexer_layout(p.args, [&](auto neox, auto f32_cache) {
+      indexer_rows<decltype(neox)::value, decltype(f32_cache)::value, kRows, kGuardTail, kThreads>(
+          p, first_token, head);
+    });
+  } else if (!p.indexer_vectors) {
     indexer_rows_two_pass<1, kGuardTail, kThreads>(p, first_token, head);
-  } else if (p.args.index_dim <= 16 * kVectorElements) {
-    // Two rows per team in flight, or one when the block has a team per row.
-    constexpr int kRows = kThreads / 16 >= kTokensPerBlock ? 1 : 2;
-    indexer_rows<16, 1, kRows, kGuardTail, kThreads>(p, first_token, head);
   } else {
     indexer_rows_two_pass<kVectorElements, kGuardTail, kThreads>(p, first_token, head);
   }

@@ -9,10 +9,12 @@
 //                             exact alias, where the copy is an identity)
 // Tokens live on grid x, so T has no 65535 limit; every offset is 64-bit.
 //
-// Block order: the hardware dispatches blocks x-fastest. The kernel reads its
-// block id in that order and decodes it task-fastest, so the H + NI (+ H)
-// programs of one token block run side by side and share that block's
-// cos/sin rows in L2 instead of streaming them from DRAM once per task.
+// Block order: the hardware dispatches blocks x-fastest. The staged
+// configurations (large T) read their block id in that order and decode it
+// task-fastest, so the H + NI (+ H) programs of one token block run side by
+// side and share that block's cos/sin rows in L2 instead of streaming them
+// from DRAM once per task. The 256-thread configuration (small T) takes the
+// grid as it comes (see fused_q_blocked_kernel).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -45,13 +47,27 @@ __device__ __forceinline__ Stage* stage_memory() {
 // decoded with one 32-bit division: the 64-bit one cost about a hundred
 // instructions per thread, a visible share of a program this small.
 // The register cap is 64 (1024 threads per SM).
-template <bool kGuardTail, int kThreads, bool kStaged>
+//
+// The task-fastest decode matters only when the launch has more programs
+// than fit on the GPU at once, so the staged configurations (T >= 512 under
+// kAuto) use it; the 256-thread configuration runs small launches, where
+// every program is resident anyway and the division (and the load of
+// task_count it waits for) would sit on the dependent chain that sets the
+// launch's latency, so it takes the grid as it comes: x the token block,
+// y the task.
+template <bool kGuardTail, int kThreads, bool kStaged, IndexerRoute kRoute>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     fused_q_blocked_kernel(const KernelParams p, int64_t first_token_block) {
-  const uint32_t program = blockIdx.y * gridDim.x + blockIdx.x;
-  const uint32_t tasks = static_cast<uint32_t>(p.task_count);
-  const uint32_t token_block = program / tasks;
-  const int64_t task = program - token_block * tasks;
+  uint32_t token_block, task;
+  if constexpr (kStaged) {
+    const uint32_t program = blockIdx.y * gridDim.x + blockIdx.x;
+    const uint32_t tasks = static_cast<uint32_t>(p.task_count);
+    token_block = program / tasks;
+    task = program - token_block * tasks;
+  } else {
+    token_block = blockIdx.x;
+    task = blockIdx.y;
+  }
   const int64_t first_token = (first_token_block + token_block) * kTokensPerBlock;
   if (task < p.indexer_task_begin) {
     if constexpr (kStaged) {
@@ -65,13 +81,13 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
         return indexer_task_staged<kGuardTail, kThreads>(p, first_token, head, *stage_memory<kStaged>());
       }
     }
-    indexer_task<kGuardTail, kThreads>(p, first_token, head);
+    indexer_task<kGuardTail, kThreads, kRoute>(p, first_token, head);
   } else {
     nope_task<kGuardTail, kThreads>(p, first_token, task - p.nope_task_begin);
   }
 }
 
-template <int kThreads, bool kStaged>
+template <int kThreads, bool kStaged, IndexerRoute kRoute>
 std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_tail) {
   const int64_t token_blocks = (params.args.num_tokens + kTokensPerBlock - 1) / kTokensPerBlock;
   // Token blocks per launch: grid x <= 2^31 - 1 and programs < 2^32.
@@ -80,14 +96,35 @@ std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_t
     const dim3 grid(static_cast<unsigned>(std::min<int64_t>(token_blocks - first, per_launch)),
                     static_cast<unsigned>(params.task_count));
     if (guard_tail) {
-      fused_q_blocked_kernel<true, kThreads, kStaged><<<grid, kThreads, 0, stream>>>(params, first);
+      fused_q_blocked_kernel<true, kThreads, kStaged, kRoute><<<grid, kThreads, 0, stream>>>(params, first);
+    } else if constexpr (kRoute == IndexerRoute::kAny) {
+      // The planted bug exists in the run-time route only (fewer kernels to build and ship).
+      fused_q_blocked_kernel<false, kThreads, kStaged, kRoute><<<grid, kThreads, 0, stream>>>(params, first);
     } else {
-      fused_q_blocked_kernel<false, kThreads, kStaged><<<grid, kThreads, 0, stream>>>(params, first);
+      return "cuda-blocked: internal error: the planted tail bug has no kernel for a fixed indexer route";
     }
     std::string error = launch_error("cuda-blocked");
     if (!error.empty()) return error;
   }
   return "";
+}
+
+// The 256-thread configuration with the indexer's code chosen here
+// (IndexerRoute says why): the register path of the args' layout, or the
+// run-time choice when the register path does not apply, there is no
+// indexer, or the planted tail bug is asked for.
+std::string launch_threads256(const KernelParams& params, cudaStream_t stream, bool guard_tail) {
+  const FusedQArgs& a = params.args;
+  if (!guard_tail || !a.has_indexer || !params.indexer_registers) {
+    return launch<256, false, IndexerRoute::kAny>(params, stream, guard_tail);
+  }
+  const bool f32_cache = a.indexer_cache.dtype == FloatType::kF32;
+  if (a.indexer_rope == RopeStyle::kNeox) {
+    return f32_cache ? launch<256, false, IndexerRoute::kNeoxF32>(params, stream, guard_tail)
+                     : launch<256, false, IndexerRoute::kNeoxBf16>(params, stream, guard_tail);
+  }
+  return f32_cache ? launch<256, false, IndexerRoute::kInterleavedF32>(params, stream, guard_tail)
+                   : launch<256, false, IndexerRoute::kInterleavedBf16>(params, stream, guard_tail);
 }
 
 }  // namespace
@@ -99,7 +136,7 @@ std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool
   // Configurations of the same programs, all bit-exact. kAuto (measured on
   // the H200 with `qcheck-bench --configs`, GLM-5 TP4): up to a few hundred
   // tokens the launch is latency-bound and 256-thread blocks give each
-  // thread the fewest rows (graph replay, T = 16: 2.6 us against 3.3 us with
+  // thread the fewest rows (graph replay, T = 16: 2.0 us against 3.2 us with
   // 64 threads). From 512 tokens on, small blocks on the staged path keep
   // more programs, and so more bytes, in flight per SM: 32 threads when every
   // program is a small MQA or indexer one (2-6 KB; T = 16384 separate path:
@@ -114,9 +151,10 @@ std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool
                                                         : BlockedConfig::kStaged64;
   }
   switch (config) {
-    case BlockedConfig::kThreads256: return blocked::launch<256, false>(params, cuda_stream, guard_tail);
-    case BlockedConfig::kStaged32: return blocked::launch<32, true>(params, cuda_stream, guard_tail);
-    default: return blocked::launch<64, true>(params, cuda_stream, guard_tail);
+    case BlockedConfig::kThreads256: return blocked::launch_threads256(params, cuda_stream, guard_tail);
+    case BlockedConfig::kStaged32:
+      return blocked::launch<32, true, blocked::IndexerRoute::kAny>(params, cuda_stream, guard_tail);
+    default: return blocked::launch<64, true, blocked::IndexerRoute::kAny>(params, cuda_stream, guard_tail);
   }
 }
 

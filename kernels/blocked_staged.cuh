@@ -205,7 +205,7 @@ __device__ void indexer_task_staged(const KernelParams& p, int64_t first_token, 
     if (!live) continue;
     const int64_t t = first_token + r;
     const float scale = ue8m0_scale_from_amax(amax);
-    const float reciprocal = exact_reciprocal_of_pow2(scale);
+    const float reciprocal = reciprocal_of_ue8m0_scale(scale);
     uint8_t* out = output_row<uint8_t>(a.index_q_fp8, t, head);
 #pragma unroll
     for (int k = 0; k < 2; ++k) {

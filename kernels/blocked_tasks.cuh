@@ -62,7 +62,9 @@ __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t hea
   const int R = static_cast<int>(a.rope_dim);
   const int64_t half = R / 2;
   const bool fp8 = a.query_path == QueryPath::kFp8Packed;
-  const Divisor q_scale = make_divisor(p.q_scale);
+  // Only the fp8 path divides; the bf16 paths skip the reciprocal's
+  // branches, which would otherwise open every program's dependent chain.
+  const Divisor q_scale = fp8 ? make_divisor(p.q_scale) : Divisor{1.0f, 1.0f, true};
   if (p.mqa_vectors) {
     const int chunks = R / kVectorElements;
     const RowDivider row_of(chunks);
@@ -71,12 +73,16 @@ __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t hea
       const int j0 = (item - row * chunks) * kVectorElements;
       const int64_t t = first_token + row;
       if (!token_live<kGuardTail>(a, t)) continue;
+      // In the order of the dependent chain (indexer_rows says why).
+      const int64_t position = __ldg(a.positions + t);
       float x[8], cos[4], sin[4], r[8];
       load_bf16x8(input_row<uint16_t>(a.q_pe, t, head) + j0, x);
-      const int64_t cache_start = cache_row(a.positions, t, p.mqa_cache_last_row) * a.mqa_cache.row_stride;
+      int64_t out = mqa_out_offset(a, t, head, j0);
+      compute_now(out);
+      const int64_t cache_start = clamp_position(position, p.mqa_cache_last_row) * a.mqa_cache.row_stride;
       load_interleaved_cos_sin(a.mqa_cache, cache_start, half, j0, p.mqa_cache_vectors, cos, sin);
       rope_interleaved_chunk(x, cos, sin, r);
-      store_mqa_chunk(a, fp8, q_scale, mqa_out_offset(a, t, head, j0), r);
+      store_mqa_chunk(a, fp8, q_scale, out, r);
     }
     return;
   }

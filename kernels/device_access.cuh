@@ -82,10 +82,26 @@ __device__ __forceinline__ void store_e4m3(uint8_t* p, float value) {
 // The cache row of a token's position, clamped into [0, last_row]: positions
 // outside the cache are invalid input (refused on the host by the oracle and
 // the harness); clamping keeps a bad position from reading outside the cache.
+__device__ __forceinline__ int64_t clamp_position(int64_t position, int64_t last_row) {
+  return position < 0 ? 0 : (position > last_row ? last_row : position);
+}
+
 __device__ __forceinline__ int64_t cache_row(const int64_t* positions, int64_t token,
                                              int64_t last_row) {
-  const int64_t position = __ldg(positions + token);
-  return position < 0 ? 0 : (position > last_row ? last_row : position);
+  return clamp_position(__ldg(positions + token), last_row);
+}
+
+// Pins `value` in registers at this point, so the compiler can neither sink
+// its computation past a later wait nor sink its load into a later branch.
+// At small T a program's time is its chain of dependent steps (position ->
+// cos/sin -> RoPE -> amax -> codes); output addresses pinned before the
+// loads are worked out while the loads fly instead of after the data
+// arrives, and a pinned position is waited for with every other load
+// already issued.
+template <typename T>
+__device__ __forceinline__ void compute_now(T& value) {
+  static_assert(sizeof(T) == 8, "a 64-bit value: an offset or a pointer");
+  asm volatile("" : "+l"(value));
 }
 
 __device__ __forceinline__ float load_cache_value(const CacheView& cache, int64_t offset) {
@@ -93,15 +109,27 @@ __device__ __forceinline__ float load_cache_value(const CacheView& cache, int64_
   return load_bf16(static_cast<const uint16_t*>(cache.data) + offset);
 }
 
+// Four consecutive cache values of dtype kType from `offset`, a multiple of
+// 4 in a cache that make_kernel_params found aligned for it: one 16-byte
+// (f32) or 8-byte (bf16) load.
+template <FloatType kType>
+__device__ __forceinline__ void load_cache4_vector(const CacheView& cache, int64_t offset, float out[4]) {
+  if constexpr (kType == FloatType::kF32) {
+    const float4 v = __ldg(reinterpret_cast<const float4*>(static_cast<const float*>(cache.data) + offset));
+    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+  } else {
+    f32_from_bf16x4(__ldg(reinterpret_cast<const uint2*>(static_cast<const uint16_t*>(cache.data) + offset)), out);
+  }
+}
+
 // Four consecutive cache values from `offset` (a multiple of 4 when
 // `vectors`, which make_kernel_params set only when that is aligned).
 __device__ __forceinline__ void load_cache4(const CacheView& cache, int64_t offset, bool vectors,
                                             float out[4]) {
   if (vectors && cache.dtype == FloatType::kF32) {
-    const float4 v = __ldg(reinterpret_cast<const float4*>(static_cast<const float*>(cache.data) + offset));
-    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    load_cache4_vector<FloatType::kF32>(cache, offset, out);
   } else if (vectors) {
-    f32_from_bf16x4(__ldg(reinterpret_cast<const uint2*>(static_cast<const uint16_t*>(cache.data) + offset)), out);
+    load_cache4_vector<FloatType::kBf16>(cache, offset, out);
   } else {
 #pragma unroll
     for (int i = 0; i < 4; ++i) out[i] = load_cache_value(cache, offset + i);
@@ -117,15 +145,20 @@ __device__ __forceinline__ float load_weight(const FusedQArgs& a, int64_t token,
   return load_bf16(static_cast<const uint16_t*>(a.index_weights.data) + offset);
 }
 
-// index_weights_out[token, head] = weight, f32 or bf16_rne (seed 003).
-__device__ __forceinline__ void store_weight(const FusedQArgs& a, int64_t token, int64_t head,
-                                             float weight) {
-  const int64_t offset = row_offset(a.index_weights_out, token, head);
+// index_weights_out at element `offset` (row_offset of [token, head]) =
+// weight, f32 or bf16_rne (seed 003).
+__device__ __forceinline__ void store_weight_at(const FusedQArgs& a, int64_t offset, float weight) {
   if (a.index_weights_out_dtype == FloatType::kF32) {
     static_cast<float*>(a.index_weights_out.data)[offset] = weight;
   } else {
     static_cast<uint16_t*>(a.index_weights_out.data)[offset] = bf16_from_f32(weight);
   }
+}
+
+// index_weights_out[token, head] = weight.
+__device__ __forceinline__ void store_weight(const FusedQArgs& a, int64_t token, int64_t head,
+                                             float weight) {
+  store_weight_at(a, row_offset(a.index_weights_out, token, head), weight);
 }
 
 }  // namespace qcheck::cuda::device

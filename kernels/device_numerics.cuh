@@ -89,13 +89,13 @@ __device__ __forceinline__ float ue8m0_scale_from_amax(float amax) {
   return __uint_as_float(exponent + above_1_75 - (8u << 23));
 }
 
-// The exact reciprocal of a power-of-two (or +Inf) scale. For scale = 2^e,
-// 1/scale = 2^-e is representable (e lies in [-22, 120] for the UE8M0 scale;
-// [-126, 127] for a power-of-two q_scale, whose reciprocal 2^-127 is a
-// subnormal that is still exact), so x * (1/scale) and x / scale are the same
-// real number and round to the same fp32, subnormal results included. For
-// scale = +Inf the reciprocal is +0: finite x -> +-0 and +-Inf -> NaN, exactly
-// as x / Inf gives. This lets a row divide with one multiply per element.
+// The exact reciprocal of a power-of-two (or +Inf) divisor, q_scale's case
+// (the UE8M0 scale takes reciprocal_of_ue8m0_scale below). For scale = 2^e,
+// 1/scale = 2^-e is representable (e in [-126, 127] for a power-of-two
+// q_scale, whose reciprocal 2^-127 is a subnormal that is still exact), so
+// x * (1/scale) and x / scale are the same real number and round to the
+// same fp32, subnormal results included. For scale = +Inf the reciprocal
+// is +0: finite x -> +-0 and +-Inf -> NaN, exactly as x / Inf gives. This lets a row divide with one multiply per element.
 // Normal results are built from the exponent bits (biased exponent E becomes
 // 254 - E); 2^127 (reciprocal subnormal) takes the IEEE division. A device
 // test compares every power of two and +Inf with the exact 1/x.
@@ -105,6 +105,20 @@ __device__ __forceinline__ float exact_reciprocal_of_pow2(float scale) {
   const bool normal_power_of_two = (bits & 0x807FFFFFu) == 0u && bits >= 0x00800000u;
   if (!normal_power_of_two || bits >= 0x7F000000u) return __fdiv_rn(1.0f, scale);
   return __uint_as_float((254u << 23) - bits);
+}
+
+// The reciprocal of a scale that ue8m0_scale_from_amax returned, without a
+// branch: such a scale is 2^e with e in [-22, 120] or +Inf, and for every
+// normal power of two up to 2^126 the reciprocal 2^-e is normal, so its bits
+// are (254 << 23) - bits; +Inf gives +0, as x / Inf does. The same values as
+// exact_reciprocal_of_pow2 on that domain (a device test compares every
+// power of two 2^-126 .. 2^126 and +Inf with the exact 1/x) in three
+// instructions instead of a branch over the general case: it sits on the
+// indexer's dependent chain (amax -> scale -> codes), which sets the
+// kernel's latency at small T.
+__device__ __forceinline__ float reciprocal_of_ue8m0_scale(float scale) {
+  const uint32_t bits = __float_as_uint(scale);
+  return bits == 0x7F800000u ? 0.0f : __uint_as_float((254u << 23) - bits);
 }
 
 // The divisor of one quantization, in the form the kernels apply it:

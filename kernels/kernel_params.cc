@@ -87,6 +87,7 @@ KernelParams make_kernel_params(const FusedQArgs& a) {
         view_allows_vectors(a.index_q_fp8.data, a.index_q_fp8.token_stride,
                             a.index_q_fp8.head_stride, 1, kVectorElements);
     p.indexer_cache_vectors = cache_allows_vectors(a.indexer_cache, R);
+    p.indexer_registers = p.indexer_vectors && p.indexer_cache_vectors && a.index_dim <= 128;
     p.indexer_cache_last_row = a.indexer_cache.rows - 1;
     p.indexer_staged = p.indexer_vectors && R <= 64 && a.index_dim <= 128 &&
                        stageable_row_bytes(2 * a.index_dim) && cache_rows_stageable(a.indexer_cache, R);

@@ -40,6 +40,10 @@ struct KernelParams {
   // bytes.
   bool mqa_staged = false;
   bool indexer_staged = false;
+  // The indexer's register path (blocked_indexer.cuh indexer_rows): index_q
+  // and index_q_fp8 aligned for vectors, cos/sin rows for 4-value loads,
+  // D <= 128. Otherwise the two-pass path.
+  bool indexer_registers = false;
 
   // Rows past which positions are clamped (a position outside [0, P) is
   // invalid input that only the host can refuse; clamping keeps every read

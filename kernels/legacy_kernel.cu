@@ -91,7 +91,7 @@ __device__ void indexer_head(const KernelParams& p, int64_t t, int64_t head) {
     amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, offset));
   }
   const float scale = ue8m0_scale_from_amax(amax);
-  const float reciprocal = exact_reciprocal_of_pow2(scale);
+  const float reciprocal = reciprocal_of_ue8m0_scale(scale);
   uint8_t* out = output_row<uint8_t>(a.index_q_fp8, t, head);
 #pragma unroll
   for (int k = 0; k < kPerLane; ++k) {

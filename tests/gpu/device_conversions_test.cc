@@ -154,17 +154,17 @@ TEST(DeviceConversions, Ue8m0ScaleFromAmaxMatchesSpecOnAllPatterns) {
   });
 }
 
-// The kernels' reciprocal of a power of two, built from exponent bits, on
-// every normal power of two 2^-126 .. 2^127 and +Inf: the exact 1/x (a power
-// of two, 2^-127 being subnormal; +0 for +Inf), computed in double on the host.
-TEST(DeviceConversions, ReciprocalOfEveryPowerOfTwoIsExact) {
-  REQUIRE_CUDA_DEVICE();
-  const SweepRange range{0x00800000u, 0x00800000u, 255};  // 2^-126 ... 2^127, then 0x7F800000
+// Runs a reciprocal sweep over `range` and reports every result that is not
+// the exact 1/x (a power of two, 2^-127 being subnormal; +0 for +Inf),
+// computed in double on the host. Returns the number of differences.
+int reciprocal_differences(Sweep sweep, const SweepRange& range) {
   std::vector<uint32_t> got;
-  const std::string error = run_device_sweep(Sweep::kReciprocal, range, 0.0f, &got);
-  ASSERT_EQ(error, "");
-  ASSERT_EQ(got.size(), 255u);
-  ASSERT_EQ(sweep_value_bits(range, 254), 0x7F800000u);
+  const std::string error = run_device_sweep(sweep, range, 0.0f, &got);
+  EXPECT_EQ(error, "");
+  if (got.size() != range.count) {
+    ADD_FAILURE() << "sweep returned " << got.size() << " results for " << range.count << " values";
+    return static_cast<int>(range.count);
+  }
   int differences = 0;
   for (uint64_t i = 0; i < range.count; ++i) {
     const float x = float_from_bits(sweep_value_bits(range, i));
@@ -175,7 +175,26 @@ TEST(DeviceConversions, ReciprocalOfEveryPowerOfTwoIsExact) {
                     << expected << ", got 0x" << got[i];
     }
   }
-  EXPECT_EQ(differences, 0);
+  return differences;
+}
+
+// The kernels' reciprocal of a power of two (q_scale), built from exponent
+// bits, on every normal power of two 2^-126 .. 2^127 and +Inf.
+TEST(DeviceConversions, ReciprocalOfEveryPowerOfTwoIsExact) {
+  REQUIRE_CUDA_DEVICE();
+  const SweepRange range{0x00800000u, 0x00800000u, 255};  // 2^-126 ... 2^127, then 0x7F800000
+  ASSERT_EQ(sweep_value_bits(range, 254), 0x7F800000u);
+  EXPECT_EQ(reciprocal_differences(Sweep::kReciprocal, range), 0);
+}
+
+// The branch-free reciprocal of a UE8M0 scale on its whole domain, every
+// power of two 2^-126 .. 2^126 (the scales are 2^-22 .. 2^120) and +Inf.
+TEST(DeviceConversions, Ue8m0ReciprocalOfEveryScaleIsExact) {
+  REQUIRE_CUDA_DEVICE();
+  const SweepRange powers{0x00800000u, 0x00800000u, 253};  // 2^-126 ... 2^126
+  ASSERT_EQ(sweep_value_bits(powers, 252), 0x7E800000u);
+  EXPECT_EQ(reciprocal_differences(Sweep::kUe8m0Reciprocal, powers), 0);
+  EXPECT_EQ(reciprocal_differences(Sweep::kUe8m0Reciprocal, SweepRange{0x7F800000u, 1, 1}), 0);
 }
 
 // e4m3(RN(x / divisor)) as the kernels take it: IEEE division for q_scale

@@ -26,6 +26,7 @@ __global__ void sweep_kernel(Sweep sweep, SweepRange range, float parameter, uin
       case Sweep::kUe8m0Scale: result = __float_as_uint(ue8m0_scale_from_amax(x)); break;
       case Sweep::kQuantize: result = e4m3x2_from_f32(0.0f, divide(x, divisor)) & 0xFFu; break;
       case Sweep::kReciprocal: result = __float_as_uint(exact_reciprocal_of_pow2(x)); break;
+      case Sweep::kUe8m0Reciprocal: result = __float_as_uint(reciprocal_of_ue8m0_scale(x)); break;
     }
     out[i] = result;
   }

@@ -29,6 +29,8 @@ enum class Sweep : uint8_t {
   kQuantize,     // e4m3 of divide(x, make_divisor(parameter)): result = code
   kReciprocal,   // exact_reciprocal_of_pow2(x) for a power of two or +Inf x:
                  // result = fp32 bits
+  kUe8m0Reciprocal,  // reciprocal_of_ue8m0_scale(x) for a power of two up to
+                     // 2^126 or +Inf x: result = fp32 bits
 };
 
 // The values of a sweep: bits(i) = first + i * stride (mod 2^32), i < count.
