@@ -161,8 +161,7 @@ __device__ __forceinline__ float chunk_amax(const float v[8]) {
 
 // The register path (see the top of the file). Each row's loads are issued
 // in the order of its dependent chain: the position first (its cos/sin row
-// waits for it), then the row's values and weight, then the output offsets
-// (pinned, so they are worked out while the loads fly).
+// waits for it), then the row's values, partner chunk and weight.
 template <bool kNeox, bool kF32Cache, int ROWS, bool kGuardTail, int kThreads>
 __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t head) {
   constexpr int G = 16;  // lanes per row: D <= 128 is at most 16 chunks of 8
@@ -197,8 +196,6 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
       weight[rr] = load_weight(a, t, head);  // the same element in every lane: one request
       out[rr] = row_offset(a.index_q_fp8, t, head) + lane * V;
       weight_out[rr] = row_offset(a.index_weights_out, t, head);
-      compute_now(out[rr]);
-      compute_now(weight_out[rr]);
       float x[V];
       f32_from_bf16x8(raw, x);
       const int64_t cache_start =

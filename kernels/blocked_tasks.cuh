@@ -77,8 +77,7 @@ __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t hea
       const int64_t position = __ldg(a.positions + t);
       float x[8], cos[4], sin[4], r[8];
       load_bf16x8(input_row<uint16_t>(a.q_pe, t, head) + j0, x);
-      int64_t out = mqa_out_offset(a, t, head, j0);
-      compute_now(out);
+      const int64_t out = mqa_out_offset(a, t, head, j0);
       const int64_t cache_start = clamp_position(position, p.mqa_cache_last_row) * a.mqa_cache.row_stride;
       load_interleaved_cos_sin(a.mqa_cache, cache_start, half, j0, p.mqa_cache_vectors, cos, sin);
       rope_interleaved_chunk(x, cos, sin, r);

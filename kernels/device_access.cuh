@@ -91,19 +91,6 @@ __device__ __forceinline__ int64_t cache_row(const int64_t* positions, int64_t t
   return clamp_position(__ldg(positions + token), last_row);
 }
 
-// Pins `value` in registers at this point, so the compiler can neither sink
-// its computation past a later wait nor sink its load into a later branch.
-// At small T a program's time is its chain of dependent steps (position ->
-// cos/sin -> RoPE -> amax -> codes); output addresses pinned before the
-// loads are worked out while the loads fly instead of after the data
-// arrives, and a pinned position is waited for with every other load
-// already issued.
-template <typename T>
-__device__ __forceinline__ void compute_now(T& value) {
-  static_assert(sizeof(T) == 8, "a 64-bit value: an offset or a pointer");
-  asm volatile("" : "+l"(value));
-}
-
 __device__ __forceinline__ float load_cache_value(const CacheView& cache, int64_t offset) {
   if (cache.dtype == FloatType::kF32) return __ldg(static_cast<const float*>(cache.data) + offset);
   return load_bf16(static_cast<const uint16_t*>(cache.data) + offset);
