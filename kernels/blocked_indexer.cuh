@@ -42,9 +42,9 @@ __device__ __forceinline__ void with_indexer_layout(const FusedQArgs& a, F&& f) 
 
 // The position-independent half of the 8-element chunk at j0 (a multiple of
 // 8) of a row: whether it is RoPE'd, where its cos/sin values sit in a cache
-// row, and (NeoX) the bits of its partner chunk j0 +- R/2, loaded here. The
-// register path plans before the row's position arrives, so after it only
-// the cos/sin loads and the arithmetic remain.
+// row, and (NeoX) the bits of its partner chunk j0 +- R/2, loaded here.
+// None of it depends on the row's position, so it can be worked out while
+// the position's load is in flight.
 struct IndexerChunkPlan {
   bool rope;          // j0 < R; else the chunk passes through unchanged
   bool minus;         // NeoX: j0 < R/2 (r = x*c - partner*s)
@@ -159,9 +159,9 @@ __device__ __forceinline__ float chunk_amax(const float v[8]) {
   return fmaxf(fmaxf(m01, m23), fmaxf(m45, m67));
 }
 
-// The register path (see the top of the file). Each row's loads are issued
-// in the order of its dependent chain: the position first (its cos/sin row
-// waits for it), then the row's values, partner chunk and weight.
+// The register path (see the top of the file). Each row's position is
+// loaded first: its cos/sin row waits for it, and that chain of two loads
+// sets the program's latency at small T.
 template <bool kNeox, bool kF32Cache, int ROWS, bool kGuardTail, int kThreads>
 __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t head) {
   constexpr int G = 16;  // lanes per row: D <= 128 is at most 16 chunks of 8
