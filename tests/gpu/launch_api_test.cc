@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/fused_q_launch.h"
+#include "kernels/kernel_params.h"
 #include "reference/fused_q_args.h"
 
 namespace qcheck::cuda {
@@ -144,6 +145,37 @@ TEST(LaunchApi, TailBugExistsOnlyInTheBlockedKernel) {
   EXPECT_EQ(launch_fused_q(KernelDesign::kBlocked, launch.args, nullptr, options), "");
   const std::string message = launch_fused_q(KernelDesign::kLegacy, launch.args, nullptr, options);
   EXPECT_NE(message.find("planted_bug"), std::string::npos) << message;
+}
+
+// The indexer's register path (and with it the 256-thread configuration's
+// fixed-layout kernels) is taken only where its vector loads are legal:
+// D <= 128, index_q and index_q_fp8 rows on 16 and 8 bytes, cos/sin rows on
+// 4 values. Everything else must fall back to the two-pass path.
+TEST(LaunchApi, IndexerRegisterPathOnlyForAlignedRowsUpTo128) {
+  EXPECT_TRUE(make_kernel_params(FakeLaunch().args).indexer_registers);
+  EXPECT_TRUE(make_kernel_params(FakeLaunch(QueryPath::kFp8Packed).args).indexer_registers);
+
+  FakeLaunch wide;  // D = 256: the rows do not fit one 16-lane team
+  wide.args.index_dim = 256;
+  wide.args.index_q = InputView{wide.take(FakeLaunch::T * FakeLaunch::NI * 256 * 2), FakeLaunch::NI * 256, 256};
+  wide.args.index_q_fp8 = OutputView{wide.take(FakeLaunch::T * FakeLaunch::NI * 256), FakeLaunch::NI * 256, 256};
+  ASSERT_EQ(validate_fused_q_args(wide.args), "");
+  EXPECT_FALSE(make_kernel_params(wide.args).indexer_registers);
+
+  FakeLaunch odd_cache_rows;  // 66 floats per cos/sin row: row starts off 16 bytes
+  odd_cache_rows.args.indexer_cache =
+      CacheView{odd_cache_rows.take(16 * 66 * 4), FloatType::kF32, 16, 66};
+  ASSERT_EQ(validate_fused_q_args(odd_cache_rows.args), "");
+  EXPECT_FALSE(make_kernel_params(odd_cache_rows.args).indexer_registers);
+
+  FakeLaunch shifted_q;  // index_q starting one element into its buffer
+  shifted_q.args.index_q.data = static_cast<const uint16_t*>(shifted_q.args.index_q.data) + 1;
+  ASSERT_EQ(validate_fused_q_args(shifted_q.args), "");
+  EXPECT_FALSE(make_kernel_params(shifted_q.args).indexer_registers);
+
+  FakeLaunch no_indexer;
+  no_indexer.args.has_indexer = false;
+  EXPECT_FALSE(make_kernel_params(no_indexer.args).indexer_registers);
 }
 
 TEST(LaunchApi, ValidLaunchWithoutADeviceReturnsTheCudaErrorAsOneLine) {
