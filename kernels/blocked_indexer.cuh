@@ -21,23 +21,32 @@
 
 namespace qcheck::cuda::blocked {
 
-// A compile-time layout choice, passed to the generic lambdas of
-// with_indexer_layout.
-template <bool kValue>
-struct Flag {
-  static constexpr bool value = kValue;
+// The indexer's layout fixed at compile time: RoPE style and cos/sin cache
+// dtype. The register path is compiled once per layout (4 copies).
+template <bool kNeoxRope, bool kF32CacheRows>
+struct IndexerLayout {
+  static constexpr bool kFixed = true;
+  static constexpr bool kNeox = kNeoxRope;
+  static constexpr bool kF32Cache = kF32CacheRows;
 };
 
-// Calls f(Flag<neox>, Flag<f32 cache>) for the args' indexer layout.
+// A kernel instance that reads the layout from the args at run time.
+struct RuntimeIndexerLayout {
+  static constexpr bool kFixed = false;
+};
+
+// Returns f(IndexerLayout<...>{}) for the args' indexer layout: the one
+// place the args are mapped to a compiled layout, on the device (run-time
+// kernels) and on the host (the 256-thread configuration picks its kernel).
+#pragma nv_exec_check_disable
 template <typename F>
-__device__ __forceinline__ void with_indexer_layout(const FusedQArgs& a, F&& f) {
+__host__ __device__ __forceinline__ auto with_indexer_layout(const FusedQArgs& a, F&& f) {
   const bool neox = a.indexer_rope == RopeStyle::kNeox;
   const bool f32_cache = a.indexer_cache.dtype == FloatType::kF32;
   if (neox) {
-    f32_cache ? f(Flag<true>{}, Flag<true>{}) : f(Flag<true>{}, Flag<false>{});
-  } else {
-    f32_cache ? f(Flag<false>{}, Flag<true>{}) : f(Flag<false>{}, Flag<false>{});
+    return f32_cache ? f(IndexerLayout<true, true>{}) : f(IndexerLayout<true, false>{});
   }
+  return f32_cache ? f(IndexerLayout<false, true>{}) : f(IndexerLayout<false, false>{});
 }
 
 // The position-independent half of the 8-element chunk at j0 (a multiple of
@@ -79,13 +88,13 @@ __device__ __forceinline__ IndexerChunkPlan plan_indexer_chunk(const FusedQArgs&
 // The 8 RoPE'd (or passed-through: dims R..D-1 are copied exactly) values of
 // a planned chunk with input values x; `cache_start` is the element offset
 // of the row's cos/sin row, read with vector loads.
-template <bool kNeox, bool kF32Cache>
+template <typename Layout>
 __device__ __forceinline__ void rope_indexer_chunk(const FusedQArgs& a, const IndexerChunkPlan& plan,
                                                    const float x[8], int64_t cache_start, float out[8]) {
-  constexpr FloatType kCache = kF32Cache ? FloatType::kF32 : FloatType::kBf16;
+  constexpr FloatType kCache = Layout::kF32Cache ? FloatType::kF32 : FloatType::kBf16;
   const CacheView& cache = a.indexer_cache;
   float rotated[8];
-  if constexpr (!kNeox) {
+  if constexpr (!Layout::kNeox) {
     float cos[4], sin[4];
     load_cache4_vector<kCache>(cache, cache_start + plan.cos_index, cos);
     load_cache4_vector<kCache>(cache, cache_start + plan.sin_index, sin);
@@ -113,9 +122,10 @@ __device__ __forceinline__ void indexer_chunk(const FusedQArgs& a, const KernelP
     if (p.indexer_cache_vectors) {
       float x[8];
       load_bf16x8(in + j0, x);
-      with_indexer_layout(a, [&](auto neox, auto f32_cache) {
-        const IndexerChunkPlan plan = plan_indexer_chunk<decltype(neox)::value>(a, in, j0);
-        rope_indexer_chunk<decltype(neox)::value, decltype(f32_cache)::value>(a, plan, x, cache_start, out);
+      with_indexer_layout(a, [&](auto layout) {
+        using Layout = decltype(layout);
+        const IndexerChunkPlan plan = plan_indexer_chunk<Layout::kNeox>(a, in, j0);
+        rope_indexer_chunk<Layout>(a, plan, x, cache_start, out);
       });
     } else {
 #pragma unroll
@@ -162,7 +172,7 @@ __device__ __forceinline__ float chunk_amax(const float v[8]) {
 // The register path (see the top of the file). Each row's position is
 // loaded first: its cos/sin row waits for it, and that chain of two loads
 // sets the program's latency at small T.
-template <bool kNeox, bool kF32Cache, int ROWS, bool kGuardTail, int kThreads>
+template <typename Layout, int ROWS, bool kGuardTail, int kThreads>
 __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t head) {
   constexpr int G = 16;  // lanes per row: D <= 128 is at most 16 chunks of 8
   constexpr int kTeams = kThreads / G;
@@ -192,7 +202,7 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
       // branch would make the lane wait for these values there.
       const int j0 = has_chunk ? lane * V : 0;
       const uint4 raw = load_raw16(in + j0);
-      const IndexerChunkPlan plan = plan_indexer_chunk<kNeox>(a, in, j0);
+      const IndexerChunkPlan plan = plan_indexer_chunk<Layout::kNeox>(a, in, j0);
       weight[rr] = load_weight(a, t, head);  // the same element in every lane: one request
       out[rr] = row_offset(a.index_q_fp8, t, head) + lane * V;
       weight_out[rr] = row_offset(a.index_weights_out, t, head);
@@ -200,7 +210,7 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
       f32_from_bf16x8(raw, x);
       const int64_t cache_start =
           clamp_position(position, p.indexer_cache_last_row) * a.indexer_cache.row_stride;
-      rope_indexer_chunk<kNeox, kF32Cache>(a, plan, x, cache_start, v[rr]);
+      rope_indexer_chunk<Layout>(a, plan, x, cache_start, v[rr]);
       if (has_chunk) amax[rr] = chunk_amax(v[rr]);
     }
     // The row's amax over its team; every lane of the warp takes part.
@@ -275,25 +285,20 @@ __device__ void indexer_rows_two_pass(const KernelParams& p, int64_t first_token
   }
 }
 
-// Which indexer code a kernel instance holds. kAny chooses at run time;
-// the others are the register path for one layout, chosen on the host
+// The indexer task of a kernel instance compiled for `Layout`. A fixed
+// layout runs the register path directly: the host chose the kernel
 // (blocked_kernel.cu) for the small-T configuration, whose latency the
 // run-time choices would lengthen (a chain of uniform branches, each a jump
-// to code far away, about 0.1 us at T = 1).
-enum class IndexerRoute : uint8_t { kAny, kNeoxF32, kNeoxBf16, kInterleavedF32, kInterleavedBf16 };
-
-template <bool kGuardTail, int kThreads, IndexerRoute kRoute = IndexerRoute::kAny>
+// to code far away, about 0.1 us at T = 1). RuntimeIndexerLayout chooses here.
+template <bool kGuardTail, int kThreads, typename Layout = RuntimeIndexerLayout>
 __device__ void indexer_task(const KernelParams& p, int64_t first_token, int64_t head) {
   // Two rows per team in flight, or one when the block has a team per row.
   constexpr int kRows = kThreads / 16 >= kTokensPerBlock ? 1 : 2;
-  if constexpr (kRoute != IndexerRoute::kAny) {
-    constexpr bool kNeox = kRoute == IndexerRoute::kNeoxF32 || kRoute == IndexerRoute::kNeoxBf16;
-    constexpr bool kF32Cache = kRoute == IndexerRoute::kNeoxF32 || kRoute == IndexerRoute::kInterleavedF32;
-    indexer_rows<kNeox, kF32Cache, kRows, kGuardTail, kThreads>(p, first_token, head);
+  if constexpr (Layout::kFixed) {
+    indexer_rows<Layout, kRows, kGuardTail, kThreads>(p, first_token, head);
   } else if (p.indexer_registers) {
-    with_indexer_layout(p.args, [&](auto neox, auto f32_cache) {
-      indexer_rows<decltype(neox)::value, decltype(f32_cache)::value, kRows, kGuardTail, kThreads>(
-          p, first_token, head);
+    with_indexer_layout(p.args, [&](auto layout) {
+      indexer_rows<decltype(layout), kRows, kGuardTail, kThreads>(p, first_token, head);
     });
   } else if (!p.indexer_vectors) {
     indexer_rows_two_pass<1, kGuardTail, kThreads>(p, first_token, head);

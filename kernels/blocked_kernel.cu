@@ -55,7 +55,7 @@ __device__ __forceinline__ Stage* stage_memory() {
 // task_count it waits for) would sit on the dependent chain that sets the
 // launch's latency, so it takes the grid as it comes: x the token block,
 // y the task.
-template <bool kGuardTail, int kThreads, bool kStaged, IndexerRoute kRoute>
+template <bool kGuardTail, int kThreads, bool kStaged, typename Layout>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     fused_q_blocked_kernel(const KernelParams p, int64_t first_token_block) {
   uint32_t token_block, task;
@@ -81,13 +81,13 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
         return indexer_task_staged<kGuardTail, kThreads>(p, first_token, head, *stage_memory<kStaged>());
       }
     }
-    indexer_task<kGuardTail, kThreads, kRoute>(p, first_token, head);
+    indexer_task<kGuardTail, kThreads, Layout>(p, first_token, head);
   } else {
     nope_task<kGuardTail, kThreads>(p, first_token, task - p.nope_task_begin);
   }
 }
 
-template <int kThreads, bool kStaged, IndexerRoute kRoute>
+template <int kThreads, bool kStaged, typename Layout>
 std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_tail) {
   const int64_t token_blocks = (params.args.num_tokens + kTokensPerBlock - 1) / kTokensPerBlock;
   // Token blocks per launch: grid x <= 2^31 - 1 and programs < 2^32.
@@ -96,12 +96,12 @@ std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_t
     const dim3 grid(static_cast<unsigned>(std::min<int64_t>(token_blocks - first, per_launch)),
                     static_cast<unsigned>(params.task_count));
     if (guard_tail) {
-      fused_q_blocked_kernel<true, kThreads, kStaged, kRoute><<<grid, kThreads, 0, stream>>>(params, first);
-    } else if constexpr (kRoute == IndexerRoute::kAny) {
-      // The planted bug exists in the run-time route only (fewer kernels to build and ship).
-      fused_q_blocked_kernel<false, kThreads, kStaged, kRoute><<<grid, kThreads, 0, stream>>>(params, first);
+      fused_q_blocked_kernel<true, kThreads, kStaged, Layout><<<grid, kThreads, 0, stream>>>(params, first);
+    } else if constexpr (!Layout::kFixed) {
+      // The planted bug exists in the run-time layout only (fewer kernels to build and ship).
+      fused_q_blocked_kernel<false, kThreads, kStaged, Layout><<<grid, kThreads, 0, stream>>>(params, first);
     } else {
-      return "cuda-blocked: internal error: the planted tail bug has no kernel for a fixed indexer route";
+      return "cuda-blocked: internal error: the planted tail bug has no kernel for a fixed indexer layout";
     }
     std::string error = launch_error("cuda-blocked");
     if (!error.empty()) return error;
@@ -109,22 +109,17 @@ std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_t
   return "";
 }
 
-// The 256-thread configuration with the indexer's code chosen here
-// (IndexerRoute says why): the register path of the args' layout, or the
+// The 256-thread configuration with the indexer's layout fixed here
+// (indexer_task says why): the register path of the args' layout, or the
 // run-time choice when the register path does not apply, there is no
 // indexer, or the planted tail bug is asked for.
 std::string launch_threads256(const KernelParams& params, cudaStream_t stream, bool guard_tail) {
-  const FusedQArgs& a = params.args;
-  if (!guard_tail || !a.has_indexer || !params.indexer_registers) {
-    return launch<256, false, IndexerRoute::kAny>(params, stream, guard_tail);
+  if (!guard_tail || !params.args.has_indexer || !params.indexer_registers) {
+    return launch<256, false, RuntimeIndexerLayout>(params, stream, guard_tail);
   }
-  const bool f32_cache = a.indexer_cache.dtype == FloatType::kF32;
-  if (a.indexer_rope == RopeStyle::kNeox) {
-    return f32_cache ? launch<256, false, IndexerRoute::kNeoxF32>(params, stream, guard_tail)
-                     : launch<256, false, IndexerRoute::kNeoxBf16>(params, stream, guard_tail);
-  }
-  return f32_cache ? launch<256, false, IndexerRoute::kInterleavedF32>(params, stream, guard_tail)
-                   : launch<256, false, IndexerRoute::kInterleavedBf16>(params, stream, guard_tail);
+  return with_indexer_layout(params.args, [&](auto layout) {
+    return launch<256, false, decltype(layout)>(params, stream, guard_tail);
+  });
 }
 
 }  // namespace
@@ -153,8 +148,8 @@ std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool
   switch (config) {
     case BlockedConfig::kThreads256: return blocked::launch_threads256(params, cuda_stream, guard_tail);
     case BlockedConfig::kStaged32:
-      return blocked::launch<32, true, blocked::IndexerRoute::kAny>(params, cuda_stream, guard_tail);
-    default: return blocked::launch<64, true, blocked::IndexerRoute::kAny>(params, cuda_stream, guard_tail);
+      return blocked::launch<32, true, blocked::RuntimeIndexerLayout>(params, cuda_stream, guard_tail);
+    default: return blocked::launch<64, true, blocked::RuntimeIndexerLayout>(params, cuda_stream, guard_tail);
   }
 }
 
