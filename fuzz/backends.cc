@@ -83,6 +83,14 @@ std::vector<Backend> make_backends() {
   all.push_back(cuda_backend("cuda-blocked-staged32",
                              "CUDA blocked kernel, 32-thread blocks and the staged path at any T",
                              cuda::KernelDesign::kBlocked, with_config(cuda::BlockedConfig::kStaged32)));
+  // A launch past about 2^32 programs runs in parts (params_from_token);
+  // parts of 2 token blocks take that path on every shape with T > 32.
+  cuda::LaunchOptions parts;
+  parts.token_blocks_per_launch = 2;
+  all.push_back(cuda_backend("cuda-blocked-parts",
+                             "CUDA blocked kernel launched in parts of 2 token blocks "
+                             "(the path of launches past 2^32 programs)",
+                             cuda::KernelDesign::kBlocked, parts));
   cuda::LaunchOptions tail_bug;
   tail_bug.planted_bug = cuda::PlantedBug::kMissingTailGuard;
   all.push_back(cuda_backend("cuda-blocked-bug-tail",

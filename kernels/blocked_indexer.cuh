@@ -7,9 +7,11 @@
 // amax is reduced with warp shuffles inside the team and the codes are
 // written from the same registers. A team handles ROWS rows at once (their
 // loads all in flight together): 1 with 256 threads (a team per token), 2
-// with 64. It is compiled for each RoPE style and cache dtype (4 copies):
-// at small T the launch's time is this task's chain of dependent steps, and
-// run-time branches on the layout inside the chain cost more than the code.
+// with 64. It is compiled for each RoPE style and cache dtype (4 copies),
+// and the 256-thread configuration also has those 4 with the model's R and
+// D fixed: at small T the launch's time is this task's chain of dependent
+// steps, and run-time branches and arithmetic on the layout and the shape
+// inside the chain cost more than the code.
 // Everything else (D up to 512, views not aligned for vectors, R not a
 // multiple of 8, 16 for NeoX) takes the two-pass path: a warp per row walks
 // the row twice in chunks of V = 8 or 1 elements, once for the amax and once
@@ -22,31 +24,37 @@
 namespace qcheck::cuda::blocked {
 
 // The indexer's layout fixed at compile time: RoPE style and cos/sin cache
-// dtype. The register path is compiled once per layout (4 copies).
-template <bool kNeoxRope, bool kF32CacheRows>
+// dtype, and with kModelShape also R and D (kModelRopeDim, kModelIndexDim;
+// the MQA task then takes R from here too). The register path is compiled
+// once per layout.
+template <bool kNeoxRope, bool kF32CacheRows, bool kModelShapeFixed>
 struct IndexerLayout {
   static constexpr bool kFixed = true;
   static constexpr bool kNeox = kNeoxRope;
   static constexpr bool kF32Cache = kF32CacheRows;
+  static constexpr bool kModelShape = kModelShapeFixed;
 };
 
-// A kernel instance that reads the layout from the args at run time.
+// A kernel instance that reads the layout and the shape from the args at
+// run time.
 struct RuntimeIndexerLayout {
   static constexpr bool kFixed = false;
+  static constexpr bool kModelShape = false;
 };
 
-// Returns f(IndexerLayout<...>{}) for the args' indexer layout: the one
-// place the args are mapped to a compiled layout, on the device (run-time
-// kernels) and on the host (the 256-thread configuration picks its kernel).
+// Returns f(IndexerLayout<..., kModelShape>{}) for the args' indexer layout:
+// the one place the args are mapped to a compiled layout, on the device
+// (run-time kernels, kModelShape false) and on the host (the 256-thread
+// configuration picks its kernel, kModelShape true).
 #pragma nv_exec_check_disable
-template <typename F>
+template <bool kModelShape, typename F>
 __host__ __device__ __forceinline__ auto with_indexer_layout(const FusedQArgs& a, F&& f) {
   const bool neox = a.indexer_rope == RopeStyle::kNeox;
   const bool f32_cache = a.indexer_cache.dtype == FloatType::kF32;
   if (neox) {
-    return f32_cache ? f(IndexerLayout<true, true>{}) : f(IndexerLayout<true, false>{});
+    return f32_cache ? f(IndexerLayout<true, true, kModelShape>{}) : f(IndexerLayout<true, false, kModelShape>{});
   }
-  return f32_cache ? f(IndexerLayout<false, true>{}) : f(IndexerLayout<false, false>{});
+  return f32_cache ? f(IndexerLayout<false, true, kModelShape>{}) : f(IndexerLayout<false, false, kModelShape>{});
 }
 
 // The position-independent half of the 8-element chunk at j0 (a multiple of
@@ -67,8 +75,7 @@ struct IndexerChunkPlan {
 // need no branch (a branch would let the compiler sink the position's load
 // behind waits for other values).
 template <bool kNeox>
-__device__ __forceinline__ IndexerChunkPlan plan_indexer_chunk(const FusedQArgs& a, const uint16_t* in, int j0) {
-  const int R = static_cast<int>(a.rope_dim);
+__device__ __forceinline__ IndexerChunkPlan plan_indexer_chunk(int R, const uint16_t* in, int j0) {
   const int half = R / 2;
   IndexerChunkPlan plan;
   plan.rope = j0 < R;
@@ -122,9 +129,9 @@ __device__ __forceinline__ void indexer_chunk(const FusedQArgs& a, const KernelP
     if (p.indexer_cache_vectors) {
       float x[8];
       load_bf16x8(in + j0, x);
-      with_indexer_layout(a, [&](auto layout) {
+      with_indexer_layout<false>(a, [&](auto layout) {
         using Layout = decltype(layout);
-        const IndexerChunkPlan plan = plan_indexer_chunk<Layout::kNeox>(a, in, j0);
+        const IndexerChunkPlan plan = plan_indexer_chunk<Layout::kNeox>(static_cast<int>(a.rope_dim), in, j0);
         rope_indexer_chunk<Layout>(a, plan, x, cache_start, out);
       });
     } else {
@@ -179,9 +186,11 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
   static_assert(kTokensPerBlock % (kTeams * ROWS) == 0, "every warp runs the same passes");
   constexpr int V = kVectorElements;
   const FusedQArgs& a = p.args;
+  const int R = rope_dim_of<Layout::kModelShape>(a);
+  const int D = Layout::kModelShape ? kModelIndexDim : static_cast<int>(a.index_dim);
   const int team = threadIdx.x / G;
   const int lane = threadIdx.x % G;
-  const bool has_chunk = lane * V < a.index_dim;
+  const bool has_chunk = lane * V < D;
 
   for (int row_base = team; row_base < kTokensPerBlock; row_base += kTeams * ROWS) {
     float v[ROWS][V];
@@ -202,7 +211,7 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
       // branch would make the lane wait for these values there.
       const int j0 = has_chunk ? lane * V : 0;
       const uint4 raw = load_raw16(in + j0);
-      const IndexerChunkPlan plan = plan_indexer_chunk<Layout::kNeox>(a, in, j0);
+      const IndexerChunkPlan plan = plan_indexer_chunk<Layout::kNeox>(R, in, j0);
       weight[rr] = load_weight(a, t, head);  // the same element in every lane: one request
       out[rr] = row_offset(a.index_q_fp8, t, head) + lane * V;
       weight_out[rr] = row_offset(a.index_weights_out, t, head);
@@ -297,7 +306,7 @@ __device__ void indexer_task(const KernelParams& p, int64_t first_token, int64_t
   if constexpr (Layout::kFixed) {
     indexer_rows<Layout, kRows, kGuardTail, kThreads>(p, first_token, head);
   } else if (p.indexer_registers) {
-    with_indexer_layout(p.args, [&](auto layout) {
+    with_indexer_layout<false>(p.args, [&](auto layout) {
       indexer_rows<decltype(layout), kRows, kGuardTail, kThreads>(p, first_token, head);
     });
   } else if (!p.indexer_vectors) {

@@ -14,7 +14,7 @@
 // task-fastest, so the H + NI (+ H) programs of one token block run side by
 // side and share that block's cos/sin rows in L2 instead of streaming them
 // from DRAM once per task. The 256-thread configuration (small T) takes the
-// grid as it comes (see fused_q_blocked_kernel).
+// grid as it comes, indexer rows first (see run_program_in_grid_order).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -30,76 +30,103 @@ namespace qcheck::cuda {
 namespace blocked {
 namespace {
 
-// The staged path's shared memory: one allocation per kernel that uses it.
-template <bool kStaged>
-__device__ __forceinline__ Stage* stage_memory() {
-  if constexpr (kStaged) {
-    __shared__ Stage stage;
-    return &stage;
-  } else {
-    return nullptr;
-  }
-}
-
-// One program per block. A launch covers fewer than 2^32 programs (the host
-// launches again from `first_token_block` for the rest; a loop inside the
+// The staged configurations (T >= 512 under kAuto): one program per block,
+// the block id decoded task-fastest (tasks in KernelParams' order), so the
+// programs of one token block run side by side (see the top of the file).
+// That matters only when the launch has more programs than fit on the GPU
+// at once. A launch covers fewer than 2^32 programs (the host launches the
+// rest as launches of their own, params_from_token; a loop inside the
 // kernel would keep loop-invariant params in registers), so the block id is
 // decoded with one 32-bit division: the 64-bit one cost about a hundred
 // instructions per thread, a visible share of a program this small.
-// The register cap is 64 (1024 threads per SM).
-//
-// The task-fastest decode matters only when the launch has more programs
-// than fit on the GPU at once, so the staged configurations (T >= 512 under
-// kAuto) use it; the 256-thread configuration runs small launches, where
-// every program is resident anyway and the division (and the load of
-// task_count it waits for) would sit on the dependent chain that sets the
-// launch's latency, so it takes the grid as it comes: x the token block,
-// y the task.
-template <bool kGuardTail, int kThreads, bool kStaged, typename Layout>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
-    fused_q_blocked_kernel(const KernelParams p, int64_t first_token_block) {
-  uint32_t token_block, task;
-  if constexpr (kStaged) {
-    const uint32_t program = blockIdx.y * gridDim.x + blockIdx.x;
-    const uint32_t tasks = static_cast<uint32_t>(p.task_count);
-    token_block = program / tasks;
-    task = program - token_block * tasks;
-  } else {
-    token_block = blockIdx.x;
-    task = blockIdx.y;
-  }
-  const int64_t first_token = (first_token_block + token_block) * kTokensPerBlock;
+template <bool kGuardTail, int kThreads>
+__device__ __forceinline__ void run_staged_program(const KernelParams& p, Stage& stage) {
+  const uint32_t program = blockIdx.y * gridDim.x + blockIdx.x;
+  const uint32_t tasks = static_cast<uint32_t>(p.task_count);
+  const uint32_t token_block = program / tasks;
+  const uint32_t task = program - token_block * tasks;
+  const int64_t first_token = static_cast<int64_t>(token_block) * kTokensPerBlock;
   if (task < p.indexer_task_begin) {
-    if constexpr (kStaged) {
-      if (p.mqa_staged) return mqa_task_staged<kGuardTail, kThreads>(p, first_token, task, *stage_memory<kStaged>());
-    }
+    if (p.mqa_staged) return mqa_task_staged<kGuardTail, kThreads>(p, first_token, task, stage);
     mqa_task<kGuardTail, kThreads>(p, first_token, task);
   } else if (task < p.nope_task_begin) {
     const int64_t head = task - p.indexer_task_begin;
-    if constexpr (kStaged) {
-      if (p.indexer_staged) {
-        return indexer_task_staged<kGuardTail, kThreads>(p, first_token, head, *stage_memory<kStaged>());
-      }
-    }
-    indexer_task<kGuardTail, kThreads, Layout>(p, first_token, head);
+    if (p.indexer_staged) return indexer_task_staged<kGuardTail, kThreads>(p, first_token, head, stage);
+    indexer_task<kGuardTail, kThreads, RuntimeIndexerLayout>(p, first_token, head);
   } else {
     nope_task<kGuardTail, kThreads>(p, first_token, task - p.nope_task_begin);
   }
 }
 
-template <int kThreads, bool kStaged, typename Layout>
-std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_tail) {
+// The 256-thread configuration (small launches, where every program is
+// resident at once and the launch's latency is its longest chain of
+// dependent steps) takes the grid as it comes, with no division: x the
+// token block, y the program's row in the order the hardware dispatches
+// rows: the indexer programs (the heaviest, every warp busy) first, then
+// MQA, then ql_nope. With more programs than SMs the first wave then puts
+// an indexer program on every SM and the light MQA programs join them,
+// instead of two indexer programs sharing an SM. Measured on the H200
+// (graphs, GLM-5 TP4, against MQA first): T = 1, 16, 64 faster by 0.03,
+// 0.03, 0.08 us, T = 256 by 0.4 us, T = 128 slower by 0.02 us; DeepSeek
+// (NI = 64) within 0.04 us either way.
+//
+// kNopeTask false leaves the ql_nope task out of the kernel (the host
+// launches such a kernel only where the launch has no ql_nope programs):
+// its code, even never run, made the small launches slower (0.03-0.04 us at
+// T = 1 and 64).
+template <bool kGuardTail, typename Layout, bool kNopeTask>
+__device__ __forceinline__ void run_program_in_grid_order(const KernelParams& p) {
+  constexpr int kThreads = 256;
+  const int64_t first_token = static_cast<int64_t>(blockIdx.x) * kTokensPerBlock;
+  const uint32_t row = blockIdx.y;
+  const uint32_t indexer_programs = static_cast<uint32_t>(p.nope_task_begin - p.indexer_task_begin);
+  if (row < indexer_programs) {
+    indexer_task<kGuardTail, kThreads, Layout>(p, first_token, row);
+  } else if (!kNopeTask || row < p.nope_task_begin) {
+    mqa_task<kGuardTail, kThreads, Layout::kModelShape>(p, first_token, row - indexer_programs);
+  } else if constexpr (kNopeTask) {
+    nope_task<kGuardTail, kThreads>(p, first_token, row - p.nope_task_begin);
+  }
+}
+
+// One program per block; the register cap is 64 (1024 threads per SM).
+template <bool kGuardTail, int kThreads, bool kStaged, typename Layout, bool kNopeTask = true>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
+    fused_q_blocked_kernel(const KernelParams p) {
+  if constexpr (kStaged) {
+    static_assert(!Layout::kFixed, "the staged configurations read the layout at run time");
+    __shared__ Stage stage;  // only the staged kernels allocate it
+    run_staged_program<kGuardTail, kThreads>(p, stage);
+  } else {
+    static_assert(kThreads == 256, "the unstaged configuration has 256 threads");
+    run_program_in_grid_order<kGuardTail, Layout, kNopeTask>(p);
+  }
+}
+
+// Where the launch runs. `parts`: at most this many token blocks per
+// kernel launch (0: as many as the grid allows).
+struct Launch {
+  cudaStream_t stream;
+  bool guard_tail;
+  int64_t parts;
+};
+
+template <int kThreads, bool kStaged, typename Layout, bool kNopeTask = true>
+std::string launch(const KernelParams& params, const Launch& where) {
+  const cudaStream_t stream = where.stream;
   const int64_t token_blocks = (params.args.num_tokens + kTokensPerBlock - 1) / kTokensPerBlock;
   // Token blocks per launch: grid x <= 2^31 - 1 and programs < 2^32.
-  const int64_t per_launch = std::min<int64_t>(INT_MAX, UINT32_MAX / params.task_count);
+  int64_t per_launch = std::min<int64_t>(INT_MAX, UINT32_MAX / params.task_count);
+  if (where.parts > 0) per_launch = std::min(per_launch, where.parts);
   for (int64_t first = 0; first < token_blocks; first += per_launch) {
     const dim3 grid(static_cast<unsigned>(std::min<int64_t>(token_blocks - first, per_launch)),
                     static_cast<unsigned>(params.task_count));
-    if (guard_tail) {
-      fused_q_blocked_kernel<true, kThreads, kStaged, Layout><<<grid, kThreads, 0, stream>>>(params, first);
+    const KernelParams part = first == 0 ? params : params_from_token(params, first * kTokensPerBlock);
+    if (where.guard_tail) {
+      fused_q_blocked_kernel<true, kThreads, kStaged, Layout, kNopeTask><<<grid, kThreads, 0, stream>>>(part);
     } else if constexpr (!Layout::kFixed) {
       // The planted bug exists in the run-time layout only (fewer kernels to build and ship).
-      fused_q_blocked_kernel<false, kThreads, kStaged, Layout><<<grid, kThreads, 0, stream>>>(params, first);
+      fused_q_blocked_kernel<false, kThreads, kStaged, Layout><<<grid, kThreads, 0, stream>>>(part);
     } else {
       return "cuda-blocked: internal error: the planted tail bug has no kernel for a fixed indexer layout";
     }
@@ -109,16 +136,19 @@ std::string launch(const KernelParams& params, cudaStream_t stream, bool guard_t
   return "";
 }
 
-// The 256-thread configuration with the indexer's layout fixed here
-// (indexer_task says why): the register path of the args' layout, or the
-// run-time choice when the register path does not apply, there is no
-// indexer, or the planted tail bug is asked for.
-std::string launch_threads256(const KernelParams& params, cudaStream_t stream, bool guard_tail) {
-  if (!guard_tail || !params.args.has_indexer || !params.indexer_registers) {
-    return launch<256, false, RuntimeIndexerLayout>(params, stream, guard_tail);
+// The 256-thread configuration: a kernel compiled for the model shape with
+// the args' indexer layout, with or without the ql_nope task (8 kernels,
+// see indexer_task and run_program_in_grid_order for why), or the run-time
+// kernel for every other launch (other shapes or layouts, no indexer, or
+// the planted tail bug).
+std::string launch_threads256(const KernelParams& params, const Launch& where) {
+  if (!where.guard_tail || !params.model_shape_kernel) {
+    return launch<256, false, RuntimeIndexerLayout>(params, where);
   }
-  return with_indexer_layout(params.args, [&](auto layout) {
-    return launch<256, false, decltype(layout)>(params, stream, guard_tail);
+  const bool nope = params.nope_task != KernelParams::NopeTask::kNone;
+  return with_indexer_layout<true>(params.args, [&](auto layout) {
+    using Layout = decltype(layout);
+    return nope ? launch<256, false, Layout, true>(params, where) : launch<256, false, Layout, false>(params, where);
   });
 }
 
@@ -126,8 +156,8 @@ std::string launch_threads256(const KernelParams& params, cudaStream_t stream, b
 }  // namespace blocked
 
 std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool guard_tail,
-                                  BlockedConfig config) {
-  const auto cuda_stream = static_cast<cudaStream_t>(stream);
+                                  BlockedConfig config, int64_t token_blocks_per_launch) {
+  const blocked::Launch where{static_cast<cudaStream_t>(stream), guard_tail, token_blocks_per_launch};
   // Configurations of the same programs, all bit-exact. kAuto (measured on
   // the H200 with `qcheck-bench --configs`, GLM-5 TP4): up to a few hundred
   // tokens the launch is latency-bound and 256-thread blocks give each
@@ -146,10 +176,9 @@ std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool
                                                         : BlockedConfig::kStaged64;
   }
   switch (config) {
-    case BlockedConfig::kThreads256: return blocked::launch_threads256(params, cuda_stream, guard_tail);
-    case BlockedConfig::kStaged32:
-      return blocked::launch<32, true, blocked::RuntimeIndexerLayout>(params, cuda_stream, guard_tail);
-    default: return blocked::launch<64, true, blocked::RuntimeIndexerLayout>(params, cuda_stream, guard_tail);
+    case BlockedConfig::kThreads256: return blocked::launch_threads256(params, where);
+    case BlockedConfig::kStaged32: return blocked::launch<32, true, blocked::RuntimeIndexerLayout>(params, where);
+    default: return blocked::launch<64, true, blocked::RuntimeIndexerLayout>(params, where);
   }
 }
 

@@ -29,6 +29,13 @@ struct RowDivider {
   __device__ __forceinline__ int quotient(int i) const { return shift >= 0 ? i >> shift : i / divisor; }
 };
 
+// R of a launch: the model's in a kernel compiled for the model shape
+// (kernel_params.h model_shape_kernel), where it is then a constant.
+template <bool kModelShape>
+__device__ __forceinline__ int rope_dim_of(const FusedQArgs& a) {
+  return kModelShape ? kModelRopeDim : static_cast<int>(a.rope_dim);
+}
+
 template <bool kGuardTail>
 __device__ __forceinline__ bool token_live(const FusedQArgs& a, int64_t token) {
   return !kGuardTail || token < a.num_tokens;
@@ -56,10 +63,10 @@ __device__ __forceinline__ void store_mqa_chunk(const FusedQArgs& a, bool fp8, c
   }
 }
 
-template <bool kGuardTail, int kThreads>
+template <bool kGuardTail, int kThreads, bool kModelShape = false>
 __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t head) {
   const FusedQArgs& a = p.args;
-  const int R = static_cast<int>(a.rope_dim);
+  const int R = rope_dim_of<kModelShape>(a);
   const int64_t half = R / 2;
   const bool fp8 = a.query_path == QueryPath::kFp8Packed;
   // Only the fp8 path divides; the bf16 paths skip the reciprocal's

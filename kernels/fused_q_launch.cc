@@ -56,13 +56,17 @@ std::string launch_fused_q(KernelDesign design, const FusedQArgs& args, void* st
       options.blocked_config != BlockedConfig::kStaged64 && options.blocked_config != BlockedConfig::kStaged32) {
     return "blocked_config is not one of auto, threads256, staged64, staged32";
   }
+  if (options.token_blocks_per_launch < 0) {
+    return "token_blocks_per_launch is " + std::to_string(options.token_blocks_per_launch) +
+           "; it must be >= 0 (0: no limit)";
+  }
   std::string error = validate_fused_q_args(args);
   if (!error.empty()) return error;
   if (args.num_tokens == 0) return "";  // a valid no-op: no launch, no CUDA call
   const KernelParams params = make_kernel_params(args);
   if (design == KernelDesign::kLegacy) return launch_legacy_kernel(params, stream);
   return launch_blocked_kernel(params, stream, options.planted_bug != PlantedBug::kMissingTailGuard,
-                               options.blocked_config);
+                               options.blocked_config, options.token_blocks_per_launch);
 }
 
 }  // namespace qcheck::cuda

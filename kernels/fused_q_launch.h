@@ -35,6 +35,11 @@ enum class BlockedConfig {
 struct LaunchOptions {
   PlantedBug planted_bug = PlantedBug::kNone;
   BlockedConfig blocked_config = BlockedConfig::kAuto;  // ignored by the legacy design
+  // Blocked design: at most this many 16-token blocks per kernel launch
+  // (0: as many as one grid holds, about 2^32 programs). A launch beyond
+  // that runs in parts, each a launch of its own from its first token; tests
+  // set a small number so that path runs on shapes a GPU can hold.
+  int64_t token_blocks_per_launch = 0;
 };
 
 // Validates the args (validate_fused_q_args; pointers are device pointers and

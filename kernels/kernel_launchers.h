@@ -10,8 +10,9 @@
 
 namespace qcheck::cuda {
 
+// token_blocks_per_launch: LaunchOptions' field (0: no limit below the grid's).
 std::string launch_blocked_kernel(const KernelParams& params, void* stream, bool guard_tail,
-                                  BlockedConfig config);
+                                  BlockedConfig config, int64_t token_blocks_per_launch);
 std::string launch_legacy_kernel(const KernelParams& params, void* stream);
 
 // "" when cudaGetLastError reports success, else one line naming the kernel

@@ -1,6 +1,7 @@
 #include "kernels/kernel_params.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace qcheck::cuda {
 namespace {
@@ -46,7 +47,38 @@ bool cache_rows_stageable(const CacheView& cache, int64_t rope_dim) {
          (cache.row_stride * element_bytes) % 16 == 0 && stageable_row_bytes(rope_dim * element_bytes);
 }
 
+int element_bytes(FloatType type) { return type == FloatType::kF32 ? 4 : 2; }
+
+// `data` advanced by `tokens` rows of `token_stride` elements of `bytes`
+// each; a null pointer (a tensor the launch does not use) stays null.
+template <typename Pointer>
+Pointer advance(Pointer data, int64_t tokens, int64_t token_stride, int bytes) {
+  if (data == nullptr) return data;
+  using Byte = std::conditional_t<std::is_const_v<std::remove_pointer_t<Pointer>>, const char, char>;
+  return static_cast<Byte*>(data) + tokens * token_stride * bytes;
+}
+
+template <typename View>
+void advance_view(View& view, int64_t tokens, int bytes) {
+  view.data = advance(view.data, tokens, view.token_stride, bytes);
+}
+
 }  // namespace
+
+KernelParams params_from_token(const KernelParams& params, int64_t first_token) {
+  KernelParams part = params;
+  FusedQArgs& a = part.args;
+  a.num_tokens -= first_token;
+  a.positions = static_cast<const int64_t*>(advance(static_cast<const void*>(a.positions), first_token, 1, 8));
+  advance_view(a.q_pe, first_token, 2);
+  advance_view(a.ql_nope, first_token, 2);
+  advance_view(a.index_q, first_token, 2);
+  advance_view(a.index_weights, first_token, element_bytes(a.index_weights_dtype));
+  advance_view(a.query_out, first_token, a.query_path == QueryPath::kFp8Packed ? 1 : 2);
+  advance_view(a.index_q_fp8, first_token, 1);
+  advance_view(a.index_weights_out, first_token, element_bytes(a.index_weights_out_dtype));
+  return part;
+}
 
 KernelParams make_kernel_params(const FusedQArgs& a) {
   KernelParams p;
@@ -88,6 +120,7 @@ KernelParams make_kernel_params(const FusedQArgs& a) {
                             a.index_q_fp8.head_stride, 1, kVectorElements);
     p.indexer_cache_vectors = cache_allows_vectors(a.indexer_cache, R);
     p.indexer_registers = p.indexer_vectors && p.indexer_cache_vectors && a.index_dim <= 128;
+    p.model_shape_kernel = p.indexer_registers && R == kModelRopeDim && a.index_dim == kModelIndexDim;
     p.indexer_cache_last_row = a.indexer_cache.rows - 1;
     p.indexer_staged = p.indexer_vectors && R <= 64 && a.index_dim <= 128 &&
                        stageable_row_bytes(2 * a.index_dim) && cache_rows_stageable(a.indexer_cache, R);

@@ -15,6 +15,12 @@ namespace qcheck::cuda {
 constexpr int kVectorElements = 8;
 constexpr int kCacheVectorElements = 4;
 
+// The shape of every real model of the family (SEMANTICS.md: DeepSeek-V3.2,
+// GLM-5): R = 64 rope dims, D = 128 indexer dims. The 256-thread
+// configuration has kernels compiled for it (see model_shape_kernel).
+constexpr int kModelRopeDim = 64;
+constexpr int kModelIndexDim = 128;
+
 struct KernelParams {
   FusedQArgs args;
 
@@ -44,6 +50,10 @@ struct KernelParams {
   // and index_q_fp8 aligned for vectors, cos/sin rows for 4-value loads,
   // D <= 128. Otherwise the two-pass path.
   bool indexer_registers = false;
+  // The 256-thread configuration runs a kernel compiled for the model shape
+  // (R and D fixed, the indexer's layout fixed: blocked_kernel.cu) when the
+  // indexer is on, takes the register path, and R, D are the model's.
+  bool model_shape_kernel = false;
 
   // Rows past which positions are clamped (a position outside [0, P) is
   // invalid input that only the host can refuse; clamping keeps every read
@@ -66,5 +76,15 @@ struct KernelParams {
 // Derives the params of a launch. The args must have passed
 // validate_fused_q_args.
 KernelParams make_kernel_params(const FusedQArgs& args);
+
+// The params of tokens [first_token, T) of `params` as a launch of their
+// own: every token-indexed pointer advanced to first_token, T reduced, the
+// rest (caches, strides, the derived facts) unchanged. A launch that needs
+// more programs than one grid holds runs in parts this way, so no kernel
+// carries a first-token argument (one more value at the head of the
+// dependent chain, 0.03-0.05 us per small launch on the H200).
+// first_token must be a multiple of 16, so every vector-aligned row stays
+// aligned.
+KernelParams params_from_token(const KernelParams& params, int64_t first_token);
 
 }  // namespace qcheck::cuda

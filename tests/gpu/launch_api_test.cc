@@ -147,8 +147,9 @@ TEST(LaunchApi, TailBugExistsOnlyInTheBlockedKernel) {
   EXPECT_NE(message.find("planted_bug"), std::string::npos) << message;
 }
 
-// The indexer's register path (and with it the 256-thread configuration's
-// fixed-layout kernels) is taken only where its vector loads are legal:
+// The indexer's register path (and with it, for R = 64 and D = 128, the
+// 256-thread configuration's model-shape kernels) is taken only where its
+// vector loads are legal:
 // D <= 128, index_q and index_q_fp8 rows on 16 and 8 bytes, cos/sin rows on
 // 4 values. Everything else must fall back to the two-pass path.
 TEST(LaunchApi, IndexerRegisterPathOnlyForAlignedRowsUpTo128) {
@@ -176,6 +177,100 @@ TEST(LaunchApi, IndexerRegisterPathOnlyForAlignedRowsUpTo128) {
   FakeLaunch no_indexer;
   no_indexer.args.has_indexer = false;
   EXPECT_FALSE(make_kernel_params(no_indexer.args).indexer_registers);
+}
+
+// The 256-thread configuration's kernels compiled for the model shape are
+// chosen only for R = 64, D = 128 with the register path; any other shape
+// must reach the kernel that reads R and D from the args.
+TEST(LaunchApi, ModelShapeKernelOnlyForRope64Index128) {
+  EXPECT_TRUE(make_kernel_params(FakeLaunch().args).model_shape_kernel);
+  EXPECT_TRUE(make_kernel_params(FakeLaunch(QueryPath::kBf16Separate).args).model_shape_kernel);
+
+  FakeLaunch narrow;  // D = 64: register path, not the model shape
+  narrow.args.index_dim = 64;
+  narrow.args.softmax_scale_bits = default_softmax_scale_bits(64);
+  ASSERT_EQ(validate_fused_q_args(narrow.args), "");
+  EXPECT_TRUE(make_kernel_params(narrow.args).indexer_registers);
+  EXPECT_FALSE(make_kernel_params(narrow.args).model_shape_kernel);
+
+  FakeLaunch short_rope;  // R = 32
+  short_rope.args.rope_dim = 32;
+  const int64_t width = query_out_width(short_rope.args);
+  short_rope.args.q_pe = InputView{short_rope.take(FakeLaunch::T * FakeLaunch::H * 32 * 2), FakeLaunch::H * 32, 32};
+  short_rope.args.query_out =
+      OutputView{short_rope.take(FakeLaunch::T * FakeLaunch::H * width * 2), FakeLaunch::H * width, width};
+  ASSERT_EQ(validate_fused_q_args(short_rope.args), "");
+  EXPECT_TRUE(make_kernel_params(short_rope.args).indexer_registers);
+  EXPECT_FALSE(make_kernel_params(short_rope.args).model_shape_kernel);
+
+  FakeLaunch no_indexer;
+  no_indexer.args.has_indexer = false;
+  EXPECT_FALSE(make_kernel_params(no_indexer.args).model_shape_kernel);
+}
+
+// Address of element [token, head, 0] of a view whose elements have `bytes` bytes.
+template <typename View>
+const char* element(const View& view, int64_t token, int64_t head, int bytes) {
+  return static_cast<const char*>(view.data) + (token * view.token_stride + head * view.head_stride) * bytes;
+}
+
+// A launch in parts: the part from token F must see, at its token t, the
+// element the whole launch has at token F + t, in every token-indexed
+// tensor; caches, strides and the derived facts stay; unused tensors stay
+// null; the exact ql_nope alias stays an alias.
+TEST(LaunchApi, ParamsFromTokenAreTheLaterTokensOfTheLaunch) {
+  constexpr int64_t F = 16;
+  FakeLaunch fp8(QueryPath::kFp8Packed);
+  fp8.args.num_tokens = 40;  // the fake buffers are never dereferenced
+  fp8.args.index_weights_dtype = FloatType::kBf16;
+  fp8.args.index_weights_out_dtype = FloatType::kBf16;
+  FakeLaunch separate(QueryPath::kBf16Separate);
+  separate.args.ql_nope = InputView{};
+  separate.args.num_tokens = 40;
+  FakeLaunch alias;
+  alias.args.num_tokens = 40;
+  alias.args.ql_nope = InputView{alias.args.query_out.data, alias.args.query_out.token_stride,
+                                 alias.args.query_out.head_stride};
+  ASSERT_TRUE(ql_nope_aliases_query_out(alias.args));
+  for (const FakeLaunch* launch : {&fp8, &separate, &alias}) {
+    const FusedQArgs& a = launch->args;
+    const KernelParams whole = make_kernel_params(a);
+    const KernelParams part = params_from_token(whole, F);
+    const FusedQArgs& b = part.args;
+    EXPECT_EQ(b.num_tokens, a.num_tokens - F);
+    EXPECT_EQ(b.positions, a.positions + F);
+    const int weight_in = a.index_weights_dtype == FloatType::kF32 ? 4 : 2;
+    const int weight_out = a.index_weights_out_dtype == FloatType::kF32 ? 4 : 2;
+    const int query_bytes = a.query_path == QueryPath::kFp8Packed ? 1 : 2;
+    for (int64_t t : {int64_t(0), int64_t(3)}) {
+      for (int64_t h : {int64_t(0), int64_t(1)}) {
+        EXPECT_EQ(element(b.q_pe, t, h, 2), element(a.q_pe, F + t, h, 2));
+        EXPECT_EQ(element(b.index_q, t, h, 2), element(a.index_q, F + t, h, 2));
+        EXPECT_EQ(element(b.index_weights, t, h, weight_in), element(a.index_weights, F + t, h, weight_in));
+        EXPECT_EQ(element(b.query_out, t, h, query_bytes), element(a.query_out, F + t, h, query_bytes));
+        EXPECT_EQ(element(b.index_q_fp8, t, h, 1), element(a.index_q_fp8, F + t, h, 1));
+        EXPECT_EQ(element(b.index_weights_out, t, h, weight_out),
+                  element(a.index_weights_out, F + t, h, weight_out));
+        if (a.ql_nope.data != nullptr) {
+          EXPECT_EQ(element(b.ql_nope, t, h, 2), element(a.ql_nope, F + t, h, 2));
+        }
+      }
+    }
+    EXPECT_EQ(b.ql_nope.data == nullptr, a.ql_nope.data == nullptr);
+    EXPECT_EQ(ql_nope_aliases_query_out(b), ql_nope_aliases_query_out(a));
+    EXPECT_EQ(b.mqa_cache.data, a.mqa_cache.data);
+    EXPECT_EQ(b.indexer_cache.data, a.indexer_cache.data);
+    EXPECT_EQ(part.nope_task, whole.nope_task);
+    EXPECT_EQ(part.task_count, whole.task_count);
+    EXPECT_EQ(part.model_shape_kernel, whole.model_shape_kernel);
+  }
+}
+
+TEST(LaunchApi, NegativeTokenBlocksPerLaunchIsRefused) {
+  LaunchOptions options;
+  options.token_blocks_per_launch = -1;
+  const std::string message = launch_fused_q(KernelDesign::kBlocked, FakeLaunch().args, nullptr, options);
+  EXPECT_NE(message.find("token_blocks_per_launch"), std::string::npos) << message;
 }
 
 TEST(LaunchApi, ValidLaunchWithoutADeviceReturnsTheCudaErrorAsOneLine) {

@@ -39,9 +39,9 @@ std::vector<GateCase> gate_cases() {
   }
   std::vector<GateCase> out;
   // cuda-blocked picks its configuration by T; the forced ones run every
-  // configuration on every case.
+  // configuration on every case; cuda-blocked-parts launches in parts.
   for (const std::string backend : {"cuda-legacy", "cuda-blocked", "cuda-blocked-threads256",
-                                    "cuda-blocked-staged64", "cuda-blocked-staged32"}) {
+                                    "cuda-blocked-staged64", "cuda-blocked-staged32", "cuda-blocked-parts"}) {
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
       std::string label = backend.substr(std::string("cuda-").size()) + "_" + std::to_string(i) + "_T" + std::to_string(c.num_tokens) + "_H" +

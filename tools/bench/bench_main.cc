@@ -176,15 +176,15 @@ double triton_graph(const BenchShape& s, BenchPath path, int64_t T) {
   return it == table.end() ? 0 : it->second;
 }
 
-// The project's targets for the blocked kernel (B_kernels brief), 0 if none.
-double graph_target_us(int64_t T) {
-  switch (T) {
-    case 1: return 1.8;
-    case 64: return 2.25;
-    case 256: return 7.8;
-    case 1024: return 30;
-    default: return 0;
-  }
+// The small-T target of the blocked kernel, 0 if none: the rule
+// (stated for GLM-5 TP4, bf16 path) against the Triton graph figure of the
+// row's model: T = 1 no slower than Triton, T = 64, 256, 1024 at least 2x
+// faster. The bf16 separate and alias rows are held to it.
+double graph_target_us(const BenchShape& s, BenchPath path, int64_t T) {
+  if (path != BenchPath::kBf16Separate && path != BenchPath::kBf16PackedAlias) return 0;
+  const double triton = triton_graph(s, BenchPath::kBf16Separate, T);
+  if (T == 1) return triton;
+  return T == 64 || T == 256 || T == 1024 ? triton / 2 : 0;
 }
 
 std::string cell(double value, const char* format) {
@@ -271,6 +271,9 @@ int main(int argc, char** argv) {
 
   std::printf("graph floor: an empty kernel with the same parameter block, grid (1, 48), 128 threads: "
               "%.2f us per launch\n", time_empty_graph(48, stream));
+  std::printf("graphs: after seconds of memory-bound work the same small launch reads about 0.18 us more on the "
+              "H200 (no clock change reported); the tables' graph rows follow their single launches, so they are "
+              "that slower reading; --configs alone may read the faster one\n");
 
   std::vector<BenchShape> shapes;
   if (model == "all" || model == "glm5") shapes.push_back({"GLM-5 TP4", 16, 32});
@@ -327,8 +330,7 @@ int main(int argc, char** argv) {
         check(l.create(shape, path, T, 1));
         const double legacy = time_graph(KernelDesign::kLegacy, l, stream);
         const double blocked = time_graph(KernelDesign::kBlocked, l, stream);
-        const double target = path == BenchPath::kBf16Separate || path == BenchPath::kBf16PackedAlias
-                                  ? graph_target_us(T) : 0;
+        const double target = graph_target_us(shape, path, T);
         std::printf("%8lld %11.2f %12.2f %14.2fx %12s %12s%s\n", static_cast<long long>(T), legacy,
                     blocked, legacy / blocked, cell(triton_graph(shape, path, T), "%.2f").c_str(),
                     cell(target, "%.2f").c_str(),
