@@ -103,12 +103,13 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
   }
 }
 
-// Where the launch runs. `parts`: at most this many token blocks per
-// kernel launch (0: as many as the grid allows).
+// Where the launch runs, and at most how many token blocks each kernel
+// launch takes (LaunchOptions::token_blocks_per_launch; 0: as many as the
+// grid allows).
 struct Launch {
   cudaStream_t stream;
   bool guard_tail;
-  int64_t parts;
+  int64_t token_blocks_per_launch;
 };
 
 template <int kThreads, bool kStaged, typename Layout, bool kNopeTask = true>
@@ -117,7 +118,7 @@ std::string launch(const KernelParams& params, const Launch& where) {
   const int64_t token_blocks = (params.args.num_tokens + kTokensPerBlock - 1) / kTokensPerBlock;
   // Token blocks per launch: grid x <= 2^31 - 1 and programs < 2^32.
   int64_t per_launch = std::min<int64_t>(INT_MAX, UINT32_MAX / params.task_count);
-  if (where.parts > 0) per_launch = std::min(per_launch, where.parts);
+  if (where.token_blocks_per_launch > 0) per_launch = std::min(per_launch, where.token_blocks_per_launch);
   for (int64_t first = 0; first < token_blocks; first += per_launch) {
     const dim3 grid(static_cast<unsigned>(std::min<int64_t>(token_blocks - first, per_launch)),
                     static_cast<unsigned>(params.task_count));

@@ -95,7 +95,8 @@ __device__ __forceinline__ float ue8m0_scale_from_amax(float amax) {
 // q_scale, whose reciprocal 2^-127 is a subnormal that is still exact), so
 // x * (1/scale) and x / scale are the same real number and round to the
 // same fp32, subnormal results included. For scale = +Inf the reciprocal
-// is +0: finite x -> +-0 and +-Inf -> NaN, exactly as x / Inf gives. This lets a row divide with one multiply per element.
+// is +0: finite x -> +-0 and +-Inf -> NaN, exactly as x / Inf gives. This
+// lets a row divide with one multiply per element.
 // Normal results are built from the exponent bits (biased exponent E becomes
 // 254 - E); 2^127 (reciprocal subnormal) takes the IEEE division. A device
 // test compares every power of two and +Inf with the exact 1/x.

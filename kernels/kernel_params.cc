@@ -25,8 +25,7 @@ bool view_allows_vectors(const void* data, int64_t token_stride, int64_t head_st
 // Four consecutive cos (and four sin) values at any index that is a
 // multiple of 4: base aligned to 4 elements, rows and the sin half too.
 bool cache_allows_vectors(const CacheView& cache, int64_t rope_dim) {
-  const int element_bytes = cache.dtype == FloatType::kF32 ? 4 : 2;
-  const uint64_t vector_bytes = static_cast<uint64_t>(element_bytes) * kCacheVectorElements;
+  const uint64_t vector_bytes = static_cast<uint64_t>(element_bytes(cache.dtype)) * kCacheVectorElements;
   return reinterpret_cast<uintptr_t>(cache.data) % vector_bytes == 0 &&
          cache.row_stride % kCacheVectorElements == 0 && (rope_dim / 2) % kCacheVectorElements == 0;
 }
@@ -42,12 +41,10 @@ bool stageable_row_bytes(int64_t bytes) {
 // Whole cos/sin rows copied 16 bytes at a time: the base and every row start
 // are multiples of 16 bytes, and the row length (R elements) is stageable.
 bool cache_rows_stageable(const CacheView& cache, int64_t rope_dim) {
-  const int64_t element_bytes = cache.dtype == FloatType::kF32 ? 4 : 2;
-  return reinterpret_cast<uintptr_t>(cache.data) % 16 == 0 &&
-         (cache.row_stride * element_bytes) % 16 == 0 && stageable_row_bytes(rope_dim * element_bytes);
+  const int64_t bytes = element_bytes(cache.dtype);
+  return reinterpret_cast<uintptr_t>(cache.data) % 16 == 0 && (cache.row_stride * bytes) % 16 == 0 &&
+         stageable_row_bytes(rope_dim * bytes);
 }
-
-int element_bytes(FloatType type) { return type == FloatType::kF32 ? 4 : 2; }
 
 // `data` advanced by `tokens` rows of `token_stride` elements of `bytes`
 // each; a null pointer (a tensor the launch does not use) stays null.
@@ -74,7 +71,7 @@ KernelParams params_from_token(const KernelParams& params, int64_t first_token) 
   advance_view(a.ql_nope, first_token, 2);
   advance_view(a.index_q, first_token, 2);
   advance_view(a.index_weights, first_token, element_bytes(a.index_weights_dtype));
-  advance_view(a.query_out, first_token, a.query_path == QueryPath::kFp8Packed ? 1 : 2);
+  advance_view(a.query_out, first_token, query_out_element_bytes(a));
   advance_view(a.index_q_fp8, first_token, 1);
   advance_view(a.index_weights_out, first_token, element_bytes(a.index_weights_out_dtype));
   return part;
@@ -85,7 +82,7 @@ KernelParams make_kernel_params(const FusedQArgs& a) {
   p.args = a;
   const int64_t R = a.rope_dim;
   const bool fp8 = a.query_path == QueryPath::kFp8Packed;
-  const int out_bytes = fp8 ? 1 : 2;
+  const int out_bytes = query_out_element_bytes(a);
 
   if (fp8) {
     p.nope_task = KernelParams::NopeTask::kQuantizeFp8;

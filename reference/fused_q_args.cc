@@ -27,6 +27,10 @@ int64_t query_out_width(const FusedQArgs& a) {
   return a.query_path == QueryPath::kBf16Separate ? a.rope_dim : a.nope_dim + a.rope_dim;
 }
 
+int element_bytes(FloatType type) { return type == FloatType::kF32 ? 4 : 2; }
+
+int query_out_element_bytes(const FusedQArgs& a) { return a.query_path == QueryPath::kFp8Packed ? 1 : 2; }
+
 uint32_t default_softmax_scale_bits(int64_t index_dim) {
   return bits_of(static_cast<float>(1.0 / std::sqrt(static_cast<double>(index_dim))));
 }
@@ -128,7 +132,7 @@ bool Checker::cache(const char* field, const CacheView& c) {
                 " is smaller than R = " + std::to_string(a_.rope_dim));
   }
   return view(field, c.data, c.rows, 1, a_.rope_dim, c.row_stride, 0,
-              c.dtype == FloatType::kF32 ? 4 : 2, false);
+              element_bytes(c.dtype), false);
 }
 
 bool Checker::scale(const char* field, uint32_t bits, bool must_be_normal_positive) {
@@ -198,7 +202,7 @@ std::string Checker::run() {
          a.ql_nope.head_stride, 2, false);
   }
   view("query_out", a.query_out.data, T, H, query_out_width(a), a.query_out.token_stride,
-       a.query_out.head_stride, a.query_path == QueryPath::kFp8Packed ? 1 : 2, true);
+       a.query_out.head_stride, query_out_element_bytes(a), true);
   if (a.query_path == QueryPath::kFp8Packed) {
     scale("q_scale", a.q_scale_bits, true);
   }
@@ -207,12 +211,12 @@ std::string Checker::run() {
     view("index_q", a.index_q.data, T, NI, a.index_dim, a.index_q.token_stride,
          a.index_q.head_stride, 2, false);
     view("index_weights", a.index_weights.data, T, NI, 1, a.index_weights.token_stride,
-         a.index_weights.head_stride, a.index_weights_dtype == FloatType::kF32 ? 4 : 2, false);
+         a.index_weights.head_stride, element_bytes(a.index_weights_dtype), false);
     view("index_q_fp8", a.index_q_fp8.data, T, NI, a.index_dim, a.index_q_fp8.token_stride,
          a.index_q_fp8.head_stride, 1, true);
     view("index_weights_out", a.index_weights_out.data, T, NI, 1,
          a.index_weights_out.token_stride, a.index_weights_out.head_stride,
-         a.index_weights_out_dtype == FloatType::kF32 ? 4 : 2, true);
+         element_bytes(a.index_weights_out_dtype), true);
   }
   if (!error_.empty()) return error_;
   check_overlaps();

@@ -97,6 +97,12 @@ struct DimLimits {
 // Width of query_out's rows for the args' path: L+R packed, R separate.
 int64_t query_out_width(const FusedQArgs& args);
 
+// Bytes of one element of a tensor of `type`.
+int element_bytes(FloatType type);
+
+// Bytes of one query_out element: e4m3 on the fp8 path, bf16 otherwise.
+int query_out_element_bytes(const FusedQArgs& args);
+
 // Checks dims, pointers, strides and overlaps without reading any tensor
 // (so it works on device pointers). Returns "" when the launch is valid,
 // otherwise one line naming the field and the limit. The only permitted
