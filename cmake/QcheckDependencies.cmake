@@ -1,0 +1,94 @@
+# Checks the rows of tools/setup/packages.txt (the one list of dependencies)
+# at configure time: a missing header, library or program stops the
+# configure with one message naming the Debian package that provides it,
+# instead of a compile error deep in the build.
+#
+#   qcheck_require_compiler(LANG)  before project(): the compiler a preset names
+#   qcheck_check_dependencies()    after project(): every row this build needs
+set(QCHECK_PACKAGE_LIST ${CMAKE_CURRENT_LIST_DIR}/../tools/setup/packages.txt)
+
+# Rows of the list as "package;needed_for;check;name" strings.
+function(qcheck_package_rows out)
+  file(STRINGS ${QCHECK_PACKAGE_LIST} lines REGEX "^[^#]")
+  set(rows)
+  foreach(line ${lines})
+    string(REGEX REPLACE "[ \t]+" ";" fields "${line}")
+    list(LENGTH fields n)
+    if(n EQUAL 4)
+      list(JOIN fields "|" row)
+      list(APPEND rows "${row}")
+    elseif(n GREATER 0)
+      message(FATAL_ERROR "qcheck: ${QCHECK_PACKAGE_LIST}: a row needs 4 columns: ${line}")
+    endif()
+  endforeach()
+  set(${out} ${rows} PARENT_SCOPE)
+endfunction()
+
+function(qcheck_missing what package)
+  message(FATAL_ERROR "qcheck: ${what} not found: install the Debian package ${package} "
+                      "(./qcheck setup installs every package of tools/setup/packages.txt)")
+endfunction()
+
+# The compiler a preset names (g++, clang++-14) must exist before project()
+# looks for it, or CMake's own message names no package.
+function(qcheck_require_compiler variable)
+  if(NOT ${variable} OR IS_ABSOLUTE "${${variable}}")
+    return()
+  endif()
+  find_program(found_compiler NAMES ${${variable}} NO_CACHE)
+  if(found_compiler)
+    return()
+  endif()
+  qcheck_package_rows(rows)
+  foreach(row ${rows})
+    string(REPLACE "|" ";" f "${row}")
+    list(GET f 0 package)
+    list(GET f 2 check)
+    list(GET f 3 name)
+    # clang-14 provides clang++-14; g++ provides gcc too.
+    if(check STREQUAL "program" AND ("${${variable}}" STREQUAL name OR
+       ("${${variable}}" STREQUAL "gcc" AND name STREQUAL "g++") OR
+       ("${${variable}}" STREQUAL "clang-14" AND name STREQUAL "clang++-14")))
+      qcheck_missing("the compiler ${${variable}} (${variable})" ${package})
+    endif()
+  endforeach()
+  message(FATAL_ERROR "qcheck: the compiler ${${variable}} (${variable}) was not found")
+endfunction()
+
+function(qcheck_check_dependencies)
+  qcheck_package_rows(rows)
+  foreach(row ${rows})
+    string(REPLACE "|" ";" f "${row}")
+    list(GET f 0 package)
+    list(GET f 1 needed_for)
+    list(GET f 2 check)
+    list(GET f 3 name)
+    if(needed_for STREQUAL "fuzz" AND NOT QCHECK_HAVE_FUZZ)
+      continue()
+    endif()
+    if(NOT needed_for MATCHES "^(build|fuzz)$")
+      continue()  # checked where it is used (bundle: make_bundle.sh)
+    endif()
+    string(MAKE_C_IDENTIFIER "QCHECK_DEP_${name}" var)
+    if(check STREQUAL "header")
+      find_path(${var} NAMES ${name})
+      if(NOT ${var})
+        qcheck_missing("the header <${name}>" ${package})
+      endif()
+    elseif(check STREQUAL "program")
+      find_program(${var} NAMES ${name})
+      if(NOT ${var})
+        qcheck_missing("the program ${name}" ${package})
+      endif()
+    elseif(check STREQUAL "clang-runtime")
+      # libFuzzer and the sanitizer runtimes live in clang's resource folder.
+      execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-resource-dir
+                      OUTPUT_VARIABLE resource_dir OUTPUT_STRIP_TRAILING_WHITESPACE)
+      if(NOT EXISTS "${resource_dir}/lib/linux/${name}")
+        qcheck_missing("${resource_dir}/lib/linux/${name}" ${package})
+      endif()
+    else()
+      message(FATAL_ERROR "qcheck: ${QCHECK_PACKAGE_LIST}: unknown check '${check}' for ${package}")
+    endif()
+  endforeach()
+endfunction()
