@@ -1,7 +1,10 @@
 #include "fuzz/case_file.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -34,7 +37,8 @@ std::string load_case_file(const std::string& path, Case* out, CaseForm* form) {
 }
 
 std::string save_case_file(const std::string& path, const Case& c, CaseForm form) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  const std::string temporary = path + ".partial";
+  std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
   if (!file) return "cannot write case file " + path + ": " + std::strerror(errno);
   if (form == CaseForm::kJson) {
     file << case_to_json(c);
@@ -44,7 +48,33 @@ std::string save_case_file(const std::string& path, const Case& c, CaseForm form
                static_cast<std::streamsize>(bytes.size()));
   }
   file.close();
-  return file ? "" : "cannot write case file " + path;
+  if (!file || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(temporary.c_str());
+    return "cannot write case file " + path + ": " + why;
+  }
+  return "";
+}
+
+std::string list_case_files(const std::string& path, std::vector<std::string>* files) {
+  namespace fs = std::filesystem;
+  const auto is_documentation = [](const fs::path& p) {
+    return p.filename().string().rfind("README", 0) == 0 || p.extension() == ".md";
+  };
+  std::error_code error;
+  if (fs::is_directory(path, error)) {
+    std::vector<std::string> found;
+    for (const auto& entry : fs::recursive_directory_iterator(path, error)) {
+      if (entry.is_regular_file() && !is_documentation(entry.path())) found.push_back(entry.path().string());
+    }
+    if (error) return path + ": " + error.message();
+    std::sort(found.begin(), found.end());
+    files->insert(files->end(), found.begin(), found.end());
+    return "";
+  }
+  if (!fs::is_regular_file(path, error)) return path + ": not a file or directory";
+  files->push_back(path);
+  return "";
 }
 
 }  // namespace qcheck

@@ -21,7 +21,14 @@ std::string parse_case_bytes(const std::vector<uint8_t>& bytes, Case* out,
 // Reads and decodes a file. The message names the file on failure.
 std::string load_case_file(const std::string& path, Case* out, CaseForm* form = nullptr);
 
-// Writes a case in the given form. "" or a message naming the file.
+// Writes a case in the given form, all or nothing: the bytes go to a
+// temporary file beside `path`, renamed over it once complete (a full disk
+// leaves no half-written case). "" or a message naming the file.
 std::string save_case_file(const std::string& path, const Case& c, CaseForm form);
+
+// Appends the case files `path` names: the file itself, or every regular
+// file under a directory, recursively, in sorted order, README* and *.md
+// files left out. "" or a message naming the path.
+std::string list_case_files(const std::string& path, std::vector<std::string>* files);
 
 }  // namespace qcheck

@@ -14,41 +14,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "fuzz/case_file.h"
 #include "fuzz/targets/fuzz_entry.h"
 
-namespace {
-
-bool is_documentation(const std::filesystem::path& path) {
-  const std::string name = path.filename().string();
-  return name.rfind("README", 0) == 0 || path.extension() == ".md";
-}
-
-// Files named on the command line, directories expanded. "" on success.
-std::string collect(const std::string& arg, std::vector<std::string>* files) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  if (fs::is_directory(arg, error)) {
-    std::vector<std::string> found;
-    for (const auto& entry : fs::recursive_directory_iterator(arg, error)) {
-      if (entry.is_regular_file() && !is_documentation(entry.path())) found.push_back(entry.path().string());
-    }
-    if (error) return arg + ": " + error.message();
-    std::sort(found.begin(), found.end());
-    files->insert(files->end(), found.begin(), found.end());
-    return "";
-  }
-  if (!fs::is_regular_file(arg, error)) return arg + ": not a file or directory";
-  files->push_back(arg);
-  return "";
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   LLVMFuzzerInitialize(&argc, &argv);
@@ -63,7 +36,7 @@ int main(int argc, char** argv) {
       }
     }
     if (argv[i][0] == '-') continue;
-    const std::string error = collect(argv[i], &files);
+    const std::string error = qcheck::list_case_files(argv[i], &files);
     if (!error.empty()) {
       std::fprintf(stderr, "replay: %s\n", error.c_str());
       return 2;

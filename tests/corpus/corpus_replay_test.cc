@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
+#include <cstdlib>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -19,20 +19,19 @@
 namespace qcheck {
 namespace {
 
-namespace fs = std::filesystem;
-
 const char* const kFolders[] = {"fused_q", "regressions", "examples"};
+
+// The corpus folder: QCHECK_CORPUS_DIR from the environment (a GPU bundle
+// carries its own copy of corpus/), else the source tree's, compiled in.
+std::string corpus_dir() {
+  const char* dir = std::getenv("QCHECK_CORPUS_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : QCHECK_CORPUS_DIR;
+}
 
 std::vector<std::string> case_files(const std::string& folder) {
   std::vector<std::string> files;
-  const fs::path dir = fs::path(QCHECK_CORPUS_DIR) / folder;
-  std::error_code error;
-  for (const auto& entry : fs::recursive_directory_iterator(dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || name.rfind("README", 0) == 0 || entry.path().extension() == ".md") continue;
-    files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
+  const std::string dir = corpus_dir() + "/" + folder;
+  if (!list_case_files(dir, &files).empty()) return {};
   return files;
 }
 
@@ -61,7 +60,7 @@ TEST_P(CorpusReplay, EveryFilePasses) {
   const Backend* backend = find_backend(backend_name);
   ASSERT_NE(backend, nullptr) << backend_name;
   const std::vector<std::string> files = case_files(folder);
-  if (files.empty()) GTEST_SKIP() << "corpus/" << folder << " holds no case files yet";
+  if (files.empty()) GTEST_SKIP() << corpus_dir() << "/" << folder << " holds no case files (set QCHECK_CORPUS_DIR)";
   const std::string unavailable = backend->domain(Case{});
   if (!unavailable.empty()) GTEST_SKIP() << "backend " << backend_name << " cannot run here: " << unavailable;
 

@@ -124,6 +124,33 @@ TEST(Replay, GpuBackendWithoutAGpuExitsThree) {
       << r.output;
 }
 
+TEST(Replay, SeveralFilesAndRepeats) {
+  const std::string dir = temp_path("cases");
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  Case second = test::small_case();
+  second.num_tokens = 5;
+  ASSERT_EQ(save_case_file(dir + "/a.json", test::small_case(), CaseForm::kJson), "");
+  ASSERT_EQ(save_case_file(dir + "/b.bin", second, CaseForm::kBinary), "");
+  std::ofstream(dir + "/README.md") << "not a case";
+  ToolRun r = replay(dir + " --repeat 3");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("repeat: 3 runs, 0 differ from the first"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("qcheck-replay: 2 files on cpu-simd, each repeated 3 times: 2 passed"),
+            std::string::npos)
+      << r.output;
+  r = replay(dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("PASS"), std::string::npos) << "--quiet lists only failures\n" << r.output;
+  // The worst exit code over the files: an invalid one makes it 2.
+  Case invalid = test::small_case();
+  invalid.mqa_heads = 0;
+  ASSERT_EQ(save_case_file(dir + "/c.json", invalid, CaseForm::kJson), "");
+  r = replay(dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("2 passed, 0 failed, 1 invalid"), std::string::npos) << r.output;
+  EXPECT_EQ(replay(dir + " --repeat 0").exit_code, 2);
+}
+
 TEST(Replay, ListsBackends) {
   const ToolRun r = replay("--list-backends");
   EXPECT_EQ(r.exit_code, 0);

@@ -3,13 +3,17 @@
 #   1. nvidia-smi
 #   2. every test binary of tests/manifest.tsv, called directly (the ctest
 #      files of the build tree hold absolute build paths), with its pass /
-#      fail / skip counts
+#      fail / skip counts: a binary whose tests all skip is SKIP, never PASS,
+#      and a skipped gpu- or corpus-labelled test on this GPU host is a FAIL
+#   2b. the corpus replayed QCHECK_GATE_REPEATS times (default 1000) on every
+#      CUDA backend, every byte of each run against the first run's
 #   3. compute-sanitizer memcheck, racecheck, initcheck and synccheck over the
 #      gpu-labelled binaries with QCHECK_SMALL=1 (the tests then use small
 #      shapes and sampled sweeps)
 #   4. qcheck-bench (QCHECK_BENCH_ARGS, default none; "--quick" for a short run)
 # Every log goes to LOGDIR; the summary table goes to stdout and
-# LOGDIR/summary.txt. Exit status 0 only when every step passed.
+# LOGDIR/summary.txt, ending with the count of steps passed, failed and
+# skipped. Exit status 0 only when no step failed.
 # Env: QCHECK_GATE_SKIP="sanitizers bench" skips steps; QCHECK_TEST_TIMEOUT
 # (seconds per test binary, default 1800).
 # usage: run_gpu_gate.sh LOGDIR
@@ -31,10 +35,14 @@ skip=" ${QCHECK_GATE_SKIP:-} "
 test_timeout=${QCHECK_TEST_TIMEOUT:-1800}
 
 rows=()
-failures=0
+passed_steps=0 failures=0 skipped_steps=0
 record() {  # step, result (PASS/FAIL/SKIP), detail
   rows+=("$(printf '%-48s %-5s %s' "$1" "$2" "$3")")
-  [[ "$2" == FAIL ]] && failures=$((failures + 1))
+  case "$2" in
+    PASS) passed_steps=$((passed_steps + 1)) ;;
+    FAIL) failures=$((failures + 1)) ;;
+    *) skipped_steps=$((skipped_steps + 1)) ;;
+  esac
   printf '%-48s %-5s %s\n' "$1" "$2" "$3"
 }
 
@@ -52,6 +60,9 @@ else
   record "nvidia-smi" FAIL "see nvidia-smi.log"
 fi
 
+# The CUDA backends of this build that are real targets (planted bugs left out).
+mapfile -t cuda_backends < <("$here/bin/qcheck-replay" --list-backends | awk '$1 ~ /^cuda-/ && $2 == "target" {print $1}')
+
 # 2. Every test binary.
 gpu_binaries=()
 while IFS=$'\t' read -r name labels; do
@@ -67,8 +78,10 @@ while IFS=$'\t' read -r name labels; do
     target=${name%_replay}
     rc=0
     backends=("")
-    [[ $target == fused_q ]] && backends=(--backend=cpu-simd --backend=cuda-legacy --backend=cuda-blocked
-      --backend=cuda-blocked-threads256 --backend=cuda-blocked-staged64 --backend=cuda-blocked-staged32)
+    if [[ $target == fused_q ]]; then
+      backends=(--backend=cpu-simd)
+      for b in "${cuda_backends[@]}"; do backends+=("--backend=$b"); done
+    fi
     for backend in "${backends[@]}"; do
       timeout "$test_timeout" "$here/tests/$name" $backend "$here/corpus/$target" </dev/null >>"$log" 2>&1 || rc=$?
     done
@@ -82,14 +95,35 @@ while IFS=$'\t' read -r name labels; do
   seconds=$(($(date +%s) - start))
   passed=$(count PASSED "$log"); failed=$(count FAILED "$log"); skipped=$(count SKIPPED "$log")
   detail="passed ${passed:-0}, failed ${failed:-0}, skipped ${skipped:-0}, ${seconds}s [$labels]"
-  if [[ ",$labels," == *,gpu,* && "${passed:-0}" == 0 && "${skipped:-0}" != 0 ]]; then
-    record "test $name" FAIL "$detail: every test skipped on the GPU host"
-  elif [[ $rc -eq 0 && -n "$passed$skipped" ]]; then
-    record "test $name" PASS "$detail"
-  else
+  if [[ $rc -ne 0 || -z "$passed$skipped" ]]; then
     record "test $name" FAIL "$detail, exit $rc"
+  elif [[ ( ",$labels," == *,gpu,* || ",$labels," == *,corpus,* ) && "${skipped:-0}" != 0 ]]; then
+    record "test $name" FAIL "$detail: a test skipped on the GPU host ($(grep -m1 -A1 '^\[  SKIPPED \]' "$log" | tail -1))"
+  elif [[ "${passed:-0}" == 0 ]]; then
+    record "test $name" SKIP "$detail: every test skipped"
+  else
+    record "test $name" PASS "$detail"
   fi
 done <"$here/tests/manifest.tsv"
+
+# 2b. The corpus replayed many times on every CUDA backend: each run's bytes
+# against the first run's (a race shows as a difference between runs).
+repeats=${QCHECK_GATE_REPEATS:-1000}
+if [[ "$skip" == *" repeats "* ]]; then
+  record "corpus x$repeats on the CUDA backends" SKIP "QCHECK_GATE_SKIP"
+elif [[ ${#cuda_backends[@]} -eq 0 ]]; then
+  record "corpus x$repeats on the CUDA backends" FAIL "qcheck-replay lists no CUDA backend"
+else
+  for b in "${cuda_backends[@]}"; do
+    log="$logdir/repeat-$b.log"
+    start=$(date +%s)
+    timeout "$test_timeout" "$here/bin/qcheck-replay" "$here/corpus/fused_q" "$here/corpus/examples" \
+      "$here/corpus/regressions" --backend "$b" --repeat "$repeats" --quiet </dev/null >"$log" 2>&1
+    rc=$?
+    line="$(tail -n 1 "$log"), $(($(date +%s) - start))s"
+    if [[ $rc -eq 0 ]]; then record "corpus x$repeats $b" PASS "$line"; else record "corpus x$repeats $b" FAIL "$line, exit $rc"; fi
+  done
+fi
 
 # 3. compute-sanitizer over the small-shape subset of the gpu binaries.
 if [[ "$skip" == *" sanitizers "* ]]; then
@@ -134,6 +168,6 @@ fi
   echo
   echo "== summary ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
   printf '%s\n' "${rows[@]}"
-  echo "== $failures step(s) failed"
+  echo "== $((passed_steps + failures + skipped_steps)) steps: $passed_steps passed, $failures failed, $skipped_steps skipped"
 } | tee "$logdir/summary.txt"
 [[ $failures -eq 0 ]]

@@ -1,26 +1,33 @@
-// qcheck-replay CASE [--backend B] [--profile P] [--oracle scalar|simd]
-//               [--max-listed N] [--json]
+// qcheck-replay CASE|DIR... [--backend B] [--profile P] [--oracle scalar|simd]
+//               [--max-listed N] [--json] [--repeat N] [--quiet]
 // qcheck-replay --list-backends
 //
-// Runs one case file (binary, a libFuzzer artifact, or JSON) on one backend
-// (default cpu-simd) and prints the verdict. Exit codes: 0 pass, 1 mismatch,
-// 2 invalid input (unreadable or corrupt file, invalid case, unknown backend
-// or profile, bad arguments), 3 runtime or GPU error (including a backend
-// that cannot run here, e.g. no GPU). Parsing and printing only: the logic
-// lives in the harness library.
+// Runs case files (binary, libFuzzer artifacts, or JSON; a directory means
+// every file under it) on one backend (default cpu-simd) and prints each
+// verdict. --repeat N also runs the backend N times on the same inputs and
+// compares every byte of each run with the first run's (a race or other
+// nondeterminism fails the file). --quiet prints only the files that do not
+// pass, and the summary line. Exit codes, the worst over the files: 0 pass,
+// 1 mismatch (or runs that differ), 2 invalid input (unreadable or corrupt
+// file, invalid case, unknown backend or profile, bad arguments), 3 runtime
+// or GPU error (including a backend that cannot run here, e.g. no GPU).
+// Parsing and printing only: the logic lives in the harness library.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "fuzz/backend.h"
 #include "fuzz/case_file.h"
+#include "fuzz/repeat.h"
 #include "fuzz/verdict.h"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: qcheck-replay CASE [--backend B] [--profile P] [--oracle scalar|simd] "
-    "[--max-listed N] [--json]\n"
+    "usage: qcheck-replay CASE|DIR... [--backend B] [--profile P] [--oracle scalar|simd] "
+    "[--max-listed N] [--json] [--repeat N] [--quiet]\n"
     "       qcheck-replay --list-backends\n";
 
 int refuse(const std::string& message) {
@@ -39,12 +46,62 @@ int list_backends() {
   return 0;
 }
 
+// An integer option in [lo, hi], or -1 after printing why not.
+long integer_value(const std::string& flag, const char* v, long lo, long hi) {
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*v == '\0' || *end != '\0' || n < lo || n > hi) {
+    refuse(flag + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], not " + v);
+    return -1;
+  }
+  return n;
+}
+
+struct Settings {
+  const qcheck::Backend* backend = nullptr;
+  qcheck::VerdictOptions options;
+  bool json = false;
+  bool quiet = false;
+  long repeat = 0;
+  bool files_named_more_than_one = false;
+};
+
+// The verdict of one file (and its repeats); returns its exit code.
+int replay_file(const std::string& path, const Settings& s) {
+  qcheck::Case c;
+  const std::string error = qcheck::load_case_file(path, &c);
+  if (!error.empty()) return refuse(error);
+  const qcheck::Verdict verdict = qcheck::run_verdict(c, *s.backend, s.options);
+  int code = verdict.exit_code();
+  std::string text = s.json ? qcheck::verdict_json(verdict, c) : qcheck::verdict_text(verdict, c);
+  if (s.repeat > 0 && verdict.outcome.is_ok()) {
+    qcheck::Profile profile;
+    qcheck::find_profile(verdict.profile, &profile);
+    const qcheck::RepeatResult r = qcheck::repeat_backend(c, *s.backend, profile, static_cast<int>(s.repeat));
+    text += "repeat: " + std::to_string(r.runs) + " runs, " + std::to_string(r.differing_runs) +
+            " differ from the first\n";
+    if (!r.outcome.is_ok()) {
+      text += std::string(qcheck::name_of(r.outcome.kind)) + " in run " + std::to_string(r.runs + 1) + ": " +
+              r.outcome.reason + "\n";
+      code = std::max(code, qcheck::exit_code_of(r.outcome.kind));
+    } else if (r.differing_runs > 0) {
+      text += "NONDETERMINISTIC: run " + std::to_string(r.first_differing) + " against run 0:\n" +
+              qcheck::report_text(r.difference);
+      code = std::max(code, 1);
+    }
+  }
+  if (s.quiet && code == 0) return 0;
+  if (s.files_named_more_than_one) std::printf("== %s\n", path.c_str());
+  std::fputs(text.c_str(), code >= 2 && !s.json ? stderr : stdout);
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string case_path, backend_name = "cpu-simd";
-  qcheck::VerdictOptions options;
-  bool json = false;
+  std::vector<std::string> paths;
+  std::string backend_name = "cpu-simd";
+  Settings s;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto next_value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -54,49 +111,61 @@ int main(int argc, char** argv) {
     } else if (arg == "--list-backends") {
       return list_backends();
     } else if (arg == "--json") {
-      json = true;
-    } else if (arg == "--backend" || arg == "--profile" || arg == "--oracle" ||
-               arg == "--max-listed") {
+      s.json = true;
+    } else if (arg == "--quiet") {
+      s.quiet = true;
+    } else if (arg == "--backend" || arg == "--profile" || arg == "--oracle" || arg == "--max-listed" ||
+               arg == "--repeat") {
       const char* v = next_value();
       if (v == nullptr) return refuse(arg + " needs a value");
       if (arg == "--backend") backend_name = v;
-      if (arg == "--profile") options.profile = v;
+      if (arg == "--profile") s.options.profile = v;
       if (arg == "--oracle") {
         const std::string rows = v;
-        if (rows != "scalar" && rows != "simd")
-          return refuse("--oracle must be scalar or simd, not " + rows);
-        options.oracle_rows =
-            rows == "scalar" ? qcheck::OracleRows::kScalar : qcheck::OracleRows::kSimd;
+        if (rows != "scalar" && rows != "simd") return refuse("--oracle must be scalar or simd, not " + rows);
+        s.options.oracle_rows = rows == "scalar" ? qcheck::OracleRows::kScalar : qcheck::OracleRows::kSimd;
       }
       if (arg == "--max-listed") {
-        char* end = nullptr;
-        const long n = std::strtol(v, &end, 10);
-        if (*v == '\0' || *end != '\0' || n < 0 || n > 100000000) {
-          return refuse(std::string("--max-listed must be an integer in [0, 100000000], not ") + v);
-        }
-        options.max_listed = static_cast<size_t>(n);
+        const long n = integer_value(arg, v, 0, 100000000);
+        if (n < 0) return 2;
+        s.options.max_listed = static_cast<size_t>(n);
+      }
+      if (arg == "--repeat") {
+        s.repeat = integer_value(arg, v, 1, 1000000);
+        if (s.repeat < 0) return 2;
       }
     } else if (!arg.empty() && arg[0] == '-') {
       return refuse("unknown option " + arg + "\n" + kUsage);
-    } else if (case_path.empty()) {
-      case_path = arg;
     } else {
-      return refuse("more than one case file given (" + case_path + ", " + arg + ")");
+      paths.push_back(arg);
     }
   }
-  if (case_path.empty()) return refuse(std::string("no case file given\n") + kUsage);
+  if (paths.empty()) return refuse(std::string("no case file given\n") + kUsage);
 
-  const qcheck::Backend* backend = qcheck::find_backend(backend_name);
-  if (backend == nullptr) {
+  s.backend = qcheck::find_backend(backend_name);
+  if (s.backend == nullptr) {
     return refuse("unknown backend " + backend_name + " (known: " + qcheck::backend_names() + ")");
   }
-  qcheck::Case c;
-  const std::string error = qcheck::load_case_file(case_path, &c);
-  if (!error.empty()) return refuse(error);
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    const std::string error = qcheck::list_case_files(path, &files);
+    if (!error.empty()) return refuse(error);
+  }
+  if (files.empty()) return refuse("no case files under " + paths[0]);
+  s.files_named_more_than_one = files.size() > 1;
 
-  const qcheck::Verdict verdict = qcheck::run_verdict(c, *backend, options);
-  const std::string text =
-      json ? qcheck::verdict_json(verdict, c) : qcheck::verdict_text(verdict, c);
-  std::fputs(text.c_str(), verdict.exit_code() >= 2 && !json ? stderr : stdout);
-  return verdict.exit_code();
+  int worst = 0;
+  int by_code[4] = {0, 0, 0, 0};
+  for (const std::string& file : files) {
+    const int code = replay_file(file, s);
+    ++by_code[code];
+    worst = std::max(worst, code);
+  }
+  if (files.size() > 1) {
+    std::printf("qcheck-replay: %zu files on %s%s: %d passed, %d failed, %d invalid, %d runtime errors\n",
+                files.size(), s.backend->name.c_str(),
+                s.repeat > 0 ? (", each repeated " + std::to_string(s.repeat) + " times").c_str() : "",
+                by_code[0], by_code[1], by_code[2], by_code[3]);
+  }
+  return worst;
 }
