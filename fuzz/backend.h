@@ -7,6 +7,8 @@
 //                               planted bugs (fuzz/cpu_model.h), profile qcheck
 //   cuda-legacy, cuda-blocked   the CUDA kernels (kernels/fused_q_launch.h),
 //   cuda-blocked-bug-tail       profile qcheck; the last has a planted bug
+//   cpu-bug-crash, cpu-bug-hang planted faults: on cases with T % 16 == 7 the
+//   cuda-blocked-bug-wild-write process crashes, hangs or its CUDA context dies
 //
 // The CUDA backends are listed in every build; without CUDA (or without a
 // device) their domain says why they cannot run.
@@ -29,6 +31,10 @@ struct Backend {
   // A planted bug is expected to fail (it proves the gate fires); a real
   // target is expected to pass.
   bool planted_bug = false;
+  // A planted fault: on some cases the run ends the process (a crash) or
+  // its CUDA context (an illegal address), so nothing else may run in that
+  // process afterwards; tests that walk every planted bug leave it out.
+  bool ends_process = false;
   // The one profile the backend implements whatever the case says (this
   // project's kernels and the CPU model: "qcheck"); empty for the oracle
   // backends, which follow the case's profile. --profile overrides both.

@@ -1,3 +1,7 @@
+#include <chrono>
+#include <csignal>
+#include <thread>
+
 #include "fuzz/backend.h"
 #include "fuzz/device_mirror.h"
 #include "reference/fused_q_oracle.h"
@@ -19,6 +23,27 @@ Backend oracle_backend(const char* name, const char* description, const RowOps& 
   b.run = [rows](const Case& c, const Profile& profile, TensorSet& tensors) {
     const std::string error = run_fused_q_oracle(make_fused_q_args(c, tensors), profile, rows());
     return error.empty() ? Outcome::ok() : Outcome::invalid_input(error);
+  };
+  return b;
+}
+
+// Planted faults on the CPU: the SIMD oracle, except that a case with
+// T % 16 == 7 ends the process by SIGSEGV, as a wild write would
+// (cpu-bug-crash, the CPU stand-in for cuda-blocked-bug-wild-write), or never
+// returns, as a kernel stuck in a loop (cpu-bug-hang). Campaigns on a machine
+// without a GPU prove with them that they survive a crashing or hanging
+// worker and attribute it to its input.
+Backend fault_backend(const char* name, const char* description, bool hang) {
+  Backend b = oracle_backend(name, description, simd_row_ops);
+  b.planted_bug = true;
+  b.ends_process = true;
+  b.fixed_profile = "qcheck";
+  b.run = [run = b.run, hang](const Case& c, const Profile& profile, TensorSet& tensors) {
+    if (c.num_tokens % 16 == 7) {
+      if (!hang) std::raise(SIGSEGV);
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    return run(c, profile, tensors);
   };
   return b;
 }
@@ -65,6 +90,10 @@ std::vector<Backend> make_backends() {
   all.push_back(
       oracle_backend("cpu-scalar", "the oracle with the scalar spec rows", scalar_row_ops));
   all.push_back(oracle_backend("cpu-simd", "the oracle with the Highway SIMD rows", simd_row_ops));
+  all.push_back(fault_backend("cpu-bug-crash", "the SIMD oracle, crashing (SIGSEGV) when T % 16 == 7 (planted fault)",
+                              false));
+  all.push_back(fault_backend("cpu-bug-hang", "the SIMD oracle, never returning when T % 16 == 7 (planted hang)",
+                              true));
 #ifdef QCHECK_HAVE_CPU_MODEL
   for (const PlantedCpuBugInfo& info : planted_cpu_bugs()) all.push_back(model_backend(info));
 #endif
@@ -96,6 +125,13 @@ std::vector<Backend> make_backends() {
   all.push_back(cuda_backend("cuda-blocked-bug-tail",
                              "CUDA blocked kernel with the tail mask removed (planted bug)",
                              cuda::KernelDesign::kBlocked, tail_bug));
+  cuda::LaunchOptions wild_write;
+  wild_write.planted_bug = cuda::PlantedBug::kWildWrite;
+  all.push_back(cuda_backend("cuda-blocked-bug-wild-write",
+                             "CUDA blocked kernel writing through a wild pointer when T % 16 == 7: an "
+                             "illegal-address fault that ends the CUDA context (planted fault)",
+                             cuda::KernelDesign::kBlocked, wild_write));
+  all.back().ends_process = true;
   return all;
 }
 

@@ -20,6 +20,7 @@ const char* name_of(PlantedBug bug) {
   switch (bug) {
     case PlantedBug::kNone: return "none";
     case PlantedBug::kMissingTailGuard: return "missing-tail-guard";
+    case PlantedBug::kWildWrite: return "wild-write";
   }
   return "?";
 }
@@ -46,11 +47,12 @@ std::string launch_fused_q(KernelDesign design, const FusedQArgs& args, void* st
   if (design != KernelDesign::kLegacy && design != KernelDesign::kBlocked) {
     return "design is not one of legacy, blocked";
   }
-  if (options.planted_bug != PlantedBug::kNone && options.planted_bug != PlantedBug::kMissingTailGuard) {
-    return "planted_bug is not one of none, missing-tail-guard";
+  if (options.planted_bug != PlantedBug::kNone && options.planted_bug != PlantedBug::kMissingTailGuard &&
+      options.planted_bug != PlantedBug::kWildWrite) {
+    return "planted_bug is not one of none, missing-tail-guard, wild-write";
   }
-  if (options.planted_bug == PlantedBug::kMissingTailGuard && design != KernelDesign::kBlocked) {
-    return "planted_bug missing-tail-guard exists only in the blocked kernel (legacy has no token blocks)";
+  if (options.planted_bug != PlantedBug::kNone && design != KernelDesign::kBlocked) {
+    return std::string("planted_bug ") + name_of(options.planted_bug) + " exists only in the blocked kernel";
   }
   if (options.blocked_config != BlockedConfig::kAuto && options.blocked_config != BlockedConfig::kThreads256 &&
       options.blocked_config != BlockedConfig::kStaged64 && options.blocked_config != BlockedConfig::kStaged32) {
@@ -63,7 +65,11 @@ std::string launch_fused_q(KernelDesign design, const FusedQArgs& args, void* st
   std::string error = validate_fused_q_args(args);
   if (!error.empty()) return error;
   if (args.num_tokens == 0) return "";  // a valid no-op: no launch, no CUDA call
-  const KernelParams params = make_kernel_params(args);
+  FusedQArgs launched = args;
+  if (options.planted_bug == PlantedBug::kWildWrite && args.num_tokens % 16 == 7) {
+    launched.query_out.data = static_cast<char*>(args.query_out.data) + (int64_t(1) << 44);
+  }
+  const KernelParams params = make_kernel_params(launched);
   if (design == KernelDesign::kLegacy) return launch_legacy_kernel(params, stream);
   return launch_blocked_kernel(params, stream, options.planted_bug != PlantedBug::kMissingTailGuard,
                                options.blocked_config, options.token_blocks_per_launch);

@@ -18,6 +18,9 @@ enum class KernelDesign {
 enum class PlantedBug {
   kNone,
   kMissingTailGuard,  // blocked kernel: the last block's tokens past T are not masked
+  kWildWrite,         // blocked kernel: when T % 16 == 7, query_out is passed 2^44 bytes off
+                      // (an illegal address: the launch faults and the CUDA context dies),
+                      // the fault a campaign must survive and attribute to its input
 };
 
 // How the blocked kernel runs its programs: the same programs and bits in

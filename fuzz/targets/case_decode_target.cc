@@ -17,6 +17,7 @@
 #include "fuzz/case_file.h"
 #include "fuzz/case_json.h"
 #include "fuzz/targets/fuzz_entry.h"
+#include "fuzz/targets/status_file.h"
 
 namespace {
 
@@ -45,6 +46,7 @@ void check_case(const Case& c) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) { return 0; }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  qcheck::fuzzing::count_execution();
   const std::vector<uint8_t> bytes(data, data + size);
   Case binary;
   const bool binary_ok = qcheck::decode_case(data, size, &binary).empty();

@@ -27,11 +27,12 @@
 #include "fuzz/case_json.h"
 #include "fuzz/phase_times.h"
 #include "fuzz/prng.h"
-#include "fuzz/tensor_plan.h"
 #include "fuzz/targets/case_mutator.h"
-#include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/fused_q_options.h"
+#include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/semantic_bins.h"
+#include "fuzz/targets/status_file.h"
+#include "fuzz/tensor_plan.h"
 #include "fuzz/verdict.h"
 
 namespace {
@@ -100,6 +101,7 @@ std::string replay_command(const qcheck::VerdictOptions& v) {
   std::fprintf(stderr, "case (JSON):\n%s\n", qcheck::case_to_json(c).c_str());
   std::fprintf(stderr, "replay: %s\n==== end of finding ====\n", replay_command(v).c_str());
   std::fflush(stderr);
+  fz::write_status_now();
   std::abort();
 }
 
@@ -128,6 +130,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   initialize(0, nullptr);
+  qcheck::fuzzing::count_execution();
   // Binary (what libFuzzer mutates) or JSON (hand-written regressions and
   // examples replayed through this target): the form of a case file.
   const qcheck::VerdictOptions options = g_options.verdict;

@@ -13,6 +13,7 @@
 
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/numerics_input.h"
+#include "fuzz/targets/status_file.h"
 #include "reference/float_bits.h"
 #include "reference/profile.h"
 #include "reference/row_ops.h"
@@ -215,6 +216,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   LLVMFuzzerInitialize(nullptr, nullptr);
+  qcheck::fuzzing::count_execution();
   const fz::NumericsInput in = fz::decode_numerics_input(data, size);
   for (const RowOps* simd : g_tables) check_table(in, qcheck::scalar_row_ops(), *simd);
   return 0;

@@ -185,11 +185,25 @@ TEST(Backends, CudaPlantedTailBugFailsWithATail) {
   EXPECT_GT(failed, 0);
 }
 
+// The planted CPU fault passes where T % 16 != 7 and ends the process where
+// T % 16 == 7 (a death test: the crash happens in a child process).
+TEST(Backends, PlantedCrashEndsTheProcessOnlyForItsInputs) {
+  const Backend* crash = find_backend("cpu-bug-crash");
+  ASSERT_NE(crash, nullptr);
+  EXPECT_TRUE(crash->planted_bug && crash->ends_process);
+  Case c = test::small_case();
+  c.num_tokens = 24;
+  const Verdict v = run_verdict(c, *crash);
+  EXPECT_TRUE(v.passed()) << verdict_text(v, c);
+  c.num_tokens = 23;
+  EXPECT_DEATH(run_verdict(c, *crash), "");
+}
+
 #ifdef QCHECK_HAVE_CPU_MODEL
 TEST(Backends, EveryPlantedModelBugFailsSomeGridCase) {
   const auto grid = test::covering_grid();
   for (const Backend& b : backends()) {
-    if (!b.planted_bug || is_cuda(b)) continue;
+    if (!b.planted_bug || is_cuda(b) || b.ends_process) continue;
     int failed = 0;
     std::string first;
     for (const auto& named : grid) {

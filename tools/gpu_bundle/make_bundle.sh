@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Builds the GPU bundle: one folder that runs the whole GPU gate on a CUDA
-# host without the toolchain (GPU.md): a plain Release build with CUDA (g++,
-# sm_90 machine code only: the H200 needs no PTX, and leaving it out halves
-# the kernels' share of every binary) in build-bundle, then OUTDIR with
+# Builds the GPU bundle: one folder that runs the whole GPU gate and the fuzz
+# campaign on a CUDA host without the toolchain (GPU.md): a plain Release
+# build with CUDA (g++, sm_90 machine code only: the H200 needs no PTX, and
+# leaving it out halves the kernels' share of every binary) in build-bundle,
+# the libFuzzer targets with CUDA (preset fuzz-gpu: clang, no sanitizer) in
+# build-bundle-fuzz, then OUTDIR with
 #   tests/      every test binary whose ctest tests carry the gpu, cpu or corpus
 #               label (found in the build tree through ctest's JSON listing,
 #               plus any executable named *_test under tests/), stripped, and
 #               tests/manifest.tsv: binary <TAB> labels
-#   bin/        every qcheck-* tool, stripped
+#   bin/        every qcheck-* tool and the three libFuzzer targets, stripped,
+#               and fused_q.dict
 #   lib/        the shared libraries the binaries need beyond the base system
 #               (libhwy.so.1 and friends); binaries find them through an
 #               $ORIGIN/../lib rpath and the runner's LD_LIBRARY_PATH
 #   corpus/     the repository's corpus folder
-#   run_gpu_gate.sh LOGDIR   the gate (see that script)
+#   qcheck      the front door there: `qcheck fuzz [--mode=pr|batch] [MINUTES]`
+#               (the campaign, run_campaign.sh; also run_fuzz.sh MINUTES) and
+#               `qcheck test LOGDIR` (the gate, run_gpu_gate.sh LOGDIR)
 # usage: tools/gpu_bundle/make_bundle.sh [OUTDIR]   (default: <repo>/bundle)
 set -euo pipefail
 
@@ -36,6 +41,13 @@ cmake -S "$repo" -B "$build" \
   { cat "$build/qcheck-configure.log"; exit 1; }
 say "building with -j$jobs"
 cmake --build "$build" -j "$jobs" >"$build/qcheck-build.log" 2>&1 || { tail -50 "$build/qcheck-build.log"; exit 1; }
+
+fuzz_build=$repo/build-bundle-fuzz
+say "configuring $fuzz_build (preset fuzz-gpu: clang, libFuzzer, CUDA, no sanitizer)"
+cmake --preset fuzz-gpu -S "$repo" -B "$fuzz_build" '-DCMAKE_BUILD_RPATH=$ORIGIN/../lib' \
+  >"$fuzz_build.configure.log" 2>&1 || { cat "$fuzz_build.configure.log"; exit 1; }
+cmake --build "$fuzz_build" -j "$jobs" --target fused_q_fuzzer numerics_fuzzer case_decode_fuzzer \
+  >"$fuzz_build/qcheck-build.log" 2>&1 || { tail -50 "$fuzz_build/qcheck-build.log"; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out/tests" "$out/bin" "$out/lib"
@@ -72,6 +84,8 @@ while IFS=$'\t' read -r exe tags; do
 done <"$build/bundle-tests.tsv"
 
 find "$build" -type f -perm -u+x -name 'qcheck-*' ! -path '*/CMakeFiles/*' -exec cp {} "$out/bin/" \;
+for t in fused_q numerics case_decode; do cp "$fuzz_build/fuzz/targets/${t}_fuzzer" "$out/bin/"; done
+cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
 
 # Shared libraries beyond glibc, libstdc++ and libgcc (present on any host).
 base='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.'
@@ -83,12 +97,15 @@ done | sort -u | while read -r soname path; do
   cp -L "$path" "$out/lib/$soname"
 done
 
-strip --strip-unneeded "$out"/tests/* "$out"/bin/* 2>/dev/null || true
+strip --strip-unneeded "$out"/tests/* "$out"/bin/*_fuzzer "$out"/bin/qcheck-* 2>/dev/null || true
 find "$out/tests" -name manifest.tsv -prune -o -type f -exec chmod +x {} \;
 
 if [[ -d "$repo/corpus" ]]; then cp -r "$repo/corpus" "$out/corpus"; else mkdir -p "$out/corpus"; fi
-cp "$repo/tools/gpu_bundle/run_gpu_gate.sh" "$out/run_gpu_gate.sh"
-chmod +x "$out/run_gpu_gate.sh"
+for f in tools/gpu_bundle/run_gpu_gate.sh tools/gpu_bundle/qcheck tools/gpu_bundle/run_fuzz.sh \
+         tools/fuzz_campaign/run_campaign.sh tests/fuzz_smoke/campaign_test.sh; do
+  cp "$repo/$f" "$out/"
+  chmod +x "$out/$(basename "$f")"
+done
 {
   echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
@@ -99,4 +116,4 @@ chmod +x "$out/run_gpu_gate.sh"
 size=$(du -sb "$out" | cut -f1)
 say "bundle $out: $(wc -l <"$out/tests/manifest.tsv") test binaries, $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
 if ((size > 48 * 1024 * 1024)); then say "bundle is larger than 48 MiB (limit: well under 64 MiB)"; exit 1; fi
-say "run on the GPU host: $out/run_gpu_gate.sh LOGDIR"
+say "run on the GPU host: $out/qcheck test LOGDIR (the gate), $out/qcheck fuzz MINUTES (the campaign)"

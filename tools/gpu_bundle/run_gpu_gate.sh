@@ -11,10 +11,14 @@
 #      gpu-labelled binaries with QCHECK_SMALL=1 (the tests then use small
 #      shapes and sampled sweeps)
 #   4. qcheck-bench (QCHECK_BENCH_ARGS, default none; "--quick" for a short run)
+#   5. a one-minute campaign (under MPS where the host has it) with
+#      cuda-blocked beside the planted fault cuda-blocked-bug-wild-write and
+#      the planted tail bug: both found, the fault attributed to its input,
+#      cuda-blocked clean and still fuzzing (campaign_test.sh faults)
 # Every log goes to LOGDIR; the summary table goes to stdout and
 # LOGDIR/summary.txt, ending with the count of steps passed, failed and
 # skipped. Exit status 0 only when no step failed.
-# Env: QCHECK_GATE_SKIP="sanitizers bench" skips steps; QCHECK_TEST_TIMEOUT
+# Env: QCHECK_GATE_SKIP="sanitizers bench repeats campaign" skips steps; QCHECK_TEST_TIMEOUT
 # (seconds per test binary, default 1800).
 # usage: run_gpu_gate.sh LOGDIR
 set -u
@@ -162,6 +166,22 @@ elif [[ -x "$here/bin/qcheck-bench" ]]; then
   fi
 else
   record "qcheck-bench" FAIL "bin/qcheck-bench missing from the bundle"
+fi
+
+# 5. The campaign survives a planted GPU fault.
+if [[ "$skip" == *" campaign "* ]]; then
+  record "campaign with a planted fault" SKIP "QCHECK_GATE_SKIP"
+else
+  start=$(date +%s)
+  QCHECK_TEST_CORRECT=cuda-blocked QCHECK_TEST_FAULT=cuda-blocked-bug-wild-write \
+  QCHECK_TEST_FAULT_SIGNATURE='runtime error: .*cudaErrorIllegalAddress' QCHECK_TEST_FAULT_EXIT=3 \
+  QCHECK_TEST_BUG=cuda-blocked-bug-tail \
+    "$here/campaign_test.sh" faults "$here/run_campaign.sh" "$here/bin/fused_q_fuzzer" "$here/bin/numerics_fuzzer" \
+      "$here/bin/case_decode_fuzzer" "$here/bin/qcheck-replay" "$here/bin/fused_q.dict" "$here/corpus" \
+      </dev/null >"$logdir/campaign-faults.log" 2>&1
+  rc=$?
+  line="$(grep -m1 -E '^(PASS|FAIL)' "$logdir/campaign-faults.log"), $(($(date +%s) - start))s"
+  record "campaign with a planted fault" "$([[ $rc -eq 0 ]] && echo PASS || echo FAIL)" "$line"
 fi
 
 {

@@ -1,0 +1,574 @@
+#!/usr/bin/env bash
+# run_campaign.sh: the fuzz campaign over binaries already built. campaign.sh
+# builds them on a build machine and calls this; the GPU bundle carries both
+# (DIR/qcheck fuzz). The same campaign everywhere:
+#
+#   run_campaign.sh --bin DIR --corpus DIR [--mode default|pr|batch] MINUTES
+#
+#   --bin DIR     fused_q_fuzzer, numerics_fuzzer, case_decode_fuzzer,
+#                 qcheck-replay, fused_q.dict (and qcheck-minimize once built)
+#   --corpus DIR  the repository's corpus/: seeds are copied into the work
+#                 folder (the repository is never written), regressions/
+#                 tells pr mode which findings are known
+#   --mode        default: fuzz for MINUTES, then triage every finding;
+#                 pr: stop at the first new finding (one that no case of
+#                 corpus/regressions already reproduces), exit 1;
+#                 batch: at the end, merge and prune the corpus.
+#
+# One persistent libFuzzer process per core, no -fork (every restart of a
+# CUDA process pays a new context), sharing one corpus folder per target
+# (-reload). On a GPU the fused_q workers rotate over the CUDA backends and
+# share the GPU through an MPS daemon of the campaign's own (private pipe and
+# log folders, stopped at exit; none started where one already runs or MPS is
+# missing); several GPUs get their workers spread over them, one MPS daemon
+# each. A worker that stops (a finding, a GPU fault that ended its context,
+# a hang) is restarted until the time is up. Every artifact is then replayed
+# alone in a fresh process (outside MPS): what reproduces is a finding,
+# grouped by signature with a replay command; a worker that an other
+# worker's GPU fault took down (its input replays clean) is counted as such,
+# not as a finding.
+#
+# Progress line every 15 s; summary at the end, also on SIGINT or SIGTERM
+# (corpus and findings stay). Exit: 0 no finding, 1 findings, 2 setup or
+# disk problem, 130/143 interrupted without a finding.
+#
+# Environment: QCHECK_FUZZ_WORK_DIR (default out/fuzz-campaign-DATE),
+# QCHECK_FUZZ_JOBS (workers, default the cores), QCHECK_FUZZ_BACKENDS
+# (fused_q backends to rotate, a comma list), QCHECK_CASE_SIZE (default,
+# usual, tiny), QCHECK_FUZZ_TIMEOUT (seconds before an input is a hang,
+# default 60), QCHECK_FUZZ_MPS (auto or off), QCHECK_FUZZ_MIN_FREE_MB (stop
+# below this much free disk, default 256), QCHECK_FUZZ_SEED (first libFuzzer
+# seed, default 1), QCHECK_FUZZ_MAX_FINDINGS (a worker stops after this many
+# findings: a broken kernel fails nearly every input, and each finding costs
+# a restart; default 25), CUDA_VISIBLE_DEVICES (the GPUs to use).
+set -uo pipefail
+
+say() { echo "campaign: $*"; }
+fail_setup() { echo "campaign: $*" >&2; exit 2; }
+
+# --- arguments --------------------------------------------------------------
+bin="" corpus="" mode=default minutes=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) bin=${2:-}; shift 2 ;;
+    --bin=*) bin=${1#*=}; shift ;;
+    --corpus) corpus=${2:-}; shift 2 ;;
+    --corpus=*) corpus=${1#*=}; shift ;;
+    --mode) mode=${2:-}; shift 2 ;;
+    --mode=*) mode=${1#*=}; shift ;;
+    -*) fail_setup "unknown option $1 (--bin DIR --corpus DIR --mode default|pr|batch MINUTES)" ;;
+    *) minutes=$1; shift ;;
+  esac
+done
+case "$minutes" in ''|*[!0-9]*) fail_setup "MINUTES must be a whole number, not '$minutes'" ;; esac
+[ "$minutes" -ge 1 ] || fail_setup "MINUTES must be at least 1"
+case "$mode" in default|pr|batch) ;; *) fail_setup "--mode must be default, pr or batch, not '$mode'" ;; esac
+[ -d "$bin" ] || fail_setup "--bin DIR: '$bin' is not a folder"
+[ -d "$corpus" ] || fail_setup "--corpus DIR: '$corpus' is not a folder"
+bin=$(cd "$bin" && pwd)
+corpus=$(cd "$corpus" && pwd)
+for f in fused_q_fuzzer numerics_fuzzer case_decode_fuzzer qcheck-replay; do
+  [ -x "$bin/$f" ] || fail_setup "$bin/$f is missing or not executable"
+done
+replay=$bin/qcheck-replay
+dict=$bin/fused_q.dict
+[ -f "$dict" ] || fail_setup "$dict is missing"
+
+jobs=${QCHECK_FUZZ_JOBS:-$(nproc)}
+timeout_s=${QCHECK_FUZZ_TIMEOUT:-60}
+min_free_mb=${QCHECK_FUZZ_MIN_FREE_MB:-256}
+seed0=${QCHECK_FUZZ_SEED:-1}
+max_findings=${QCHECK_FUZZ_MAX_FINDINGS:-25}
+for v in jobs timeout_s min_free_mb seed0 max_findings; do
+  case "${!v}" in ''|*[!0-9]*) fail_setup "$v must be a whole number, not '${!v}'" ;; esac
+done
+[ "$jobs" -ge 1 ] || fail_setup "QCHECK_FUZZ_JOBS must be at least 1"
+
+# --- the work folder: writable, with room ------------------------------------
+work=${QCHECK_FUZZ_WORK_DIR:-out/fuzz-campaign-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$work" 2>/dev/null || fail_setup "cannot create the work folder $work"
+work=$(cd "$work" && pwd)
+probe=$work/.write-probe
+if ! { head -c 1048576 /dev/zero >"$probe"; } 2>/dev/null; then
+  rm -f "$probe"
+  fail_setup "cannot write into the work folder $work (read-only or full): nothing was started"
+fi
+rm -f "$probe"
+free_mb() { df -Pk "$work" 2>/dev/null | awk 'NR == 2 {print int($4 / 1024)}'; }
+free=$(free_mb)
+if [ -n "$free" ] && [ "$free" -lt "$min_free_mb" ]; then
+  fail_setup "the disk holding $work has ${free} MiB free, less than QCHECK_FUZZ_MIN_FREE_MB = $min_free_mb: nothing was started"
+fi
+for t in fused_q numerics case_decode; do
+  mkdir -p "$work/$t/corpus" "$work/$t/artifacts" || fail_setup "cannot create folders under $work"
+done
+mkdir -p "$work/logs" "$work/status" "$work/run" "$work/triage" "$work/mps/off" || fail_setup "cannot create folders under $work"
+rm -f "$work/run/stop"
+
+# Seeds are named by their SHA-1, as libFuzzer names what it adds and the
+# artifacts it writes: an input that ended a worker is then found and taken
+# out of the corpus by its artifact's name (otherwise every restart would
+# load it and end again).
+copy_seeds() {  # target folders...
+  local target=$1 s f; shift
+  for s in "$@"; do
+    [ -d "$s" ] || continue
+    while IFS= read -r -d '' f; do
+      cp "$f" "$work/$target/corpus/$(sha1sum <"$f" | cut -c1-40)"
+    done < <(find "$s" -type f ! -name 'README*' ! -name '*.md' -print0)
+  done
+}
+copy_seeds fused_q "$corpus/fused_q" "$corpus/regressions" "$corpus/examples"
+copy_seeds numerics "$corpus/numerics"
+copy_seeds case_decode "$corpus/case_decode" "$corpus/examples"
+
+# --- GPUs and MPS ---------------------------------------------------------------
+gpus=()
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+    IFS=, read -r -a gpus <<<"$CUDA_VISIBLE_DEVICES"
+  else
+    mapfile -t gpus < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null)
+  fi
+fi
+gpu_problem=$("$bin/fused_q_fuzzer" -runs=0 --backend=cuda-blocked /dev/null 2>&1 | grep -m1 'cannot run here' || true)
+if [ ${#gpus[@]} -gt 0 ] && [ -n "$gpu_problem" ]; then
+  say "a GPU is listed but the CUDA backends cannot run (${gpu_problem#*: }): fuzzing the CPU backends"
+  gpus=()
+fi
+
+if [ -n "${QCHECK_FUZZ_BACKENDS:-}" ]; then
+  IFS=, read -r -a fused_backends <<<"$QCHECK_FUZZ_BACKENDS"
+elif [ ${#gpus[@]} -gt 0 ]; then
+  fused_backends=(cuda-blocked cuda-blocked-threads256 cuda-blocked-staged64 cuda-blocked-staged32
+                  cuda-blocked-parts cuda-legacy)
+else
+  fused_backends=(cpu-simd cpu-model)
+fi
+for b in "${fused_backends[@]}"; do
+  "$replay" --list-backends | awk '{print $1}' | grep -qx -- "$b" || fail_setup "QCHECK_FUZZ_BACKENDS: '$b' is not a backend"
+done
+uses_cuda=0
+for b in "${fused_backends[@]}"; do [[ $b == cuda-* ]] && uses_cuda=1; done
+
+mps_control=$(command -v nvidia-cuda-mps-control 2>/dev/null || true)
+[ -n "$mps_control" ] || for p in /usr/local/nvidia/bin /usr/bin /usr/local/cuda/bin; do
+  [ -x "$p/nvidia-cuda-mps-control" ] && mps_control=$p/nvidia-cuda-mps-control && break
+done
+own_mps=()  # GPUs with an MPS daemon of ours
+stop_mps() {
+  local g
+  for g in "${own_mps[@]}"; do
+    echo quit | CUDA_MPS_PIPE_DIRECTORY=$work/mps/gpu$g/pipe CUDA_MPS_LOG_DIRECTORY=$work/mps/gpu$g/log \
+      "$mps_control" >/dev/null 2>&1
+  done
+  own_mps=()
+}
+trap stop_mps EXIT
+mps_note="no GPU"
+if [ ${#gpus[@]} -gt 0 ] && [ $uses_cuda -eq 1 ]; then
+  if [ "${QCHECK_FUZZ_MPS:-auto}" = off ]; then
+    mps_note="MPS off (QCHECK_FUZZ_MPS=off): the workers time-slice the GPU"
+  elif [ -z "$mps_control" ]; then
+    mps_note="MPS is not installed (no nvidia-cuda-mps-control): the workers time-slice the GPU, about one process's rate in all"
+  elif pgrep -x nvidia-cuda-mps-control >/dev/null 2>&1 || pgrep -x nvidia-cuda-mps-server >/dev/null 2>&1; then
+    mps_note="an MPS daemon already runs here (pid $(pgrep -x nvidia-cuda-mps-control | head -1)): the workers use it as the environment finds it, none started"
+    gpus=("${gpus[0]}")
+    existing_mps=1
+  else
+    for g in "${gpus[@]}"; do
+      d=$work/mps/gpu$g
+      mkdir -p "$d/pipe" "$d/log"
+      if CUDA_VISIBLE_DEVICES=$g CUDA_MPS_PIPE_DIRECTORY=$d/pipe CUDA_MPS_LOG_DIRECTORY=$d/log \
+           "$mps_control" -d >"$d/start.log" 2>&1; then
+        own_mps+=("$g")
+      else
+        say "MPS for GPU $g did not start ($(head -c 200 "$d/start.log")): its workers time-slice it"
+      fi
+    done
+    mps_note="MPS daemons of the campaign's own on GPU ${own_mps[*]:-none} (pipes under $work/mps)"
+  fi
+fi
+has_own_mps() { local g; for g in "${own_mps[@]}"; do [ "$g" = "$1" ] && return 0; done; return 1; }
+
+# --- workers --------------------------------------------------------------------
+# Without a GPU, fused_q gets every core but two (numerics and case_decode
+# one each), and at least one worker per fused_q backend (2 cores: 4
+# processes, each at about half a core). On a GPU, fused_q gets every core
+# but one (left to the MPS server and this script: on the H200 host 16
+# fused_q workers gave 27,000 exec/s in all where 14 gave 32,000) and
+# numerics and case_decode, which test CPU code only, run beside it at the
+# lowest priority.
+nice_cpu_targets=""
+if [ ${#gpus[@]} -gt 0 ] && [ $uses_cuda -eq 1 ]; then
+  fused_workers=$((jobs > 1 ? jobs - 1 : 1))
+  nice_cpu_targets="nice -n 19"
+else
+  fused_workers=$((jobs - 2))
+fi
+[ $fused_workers -ge ${#fused_backends[@]} ] || fused_workers=${#fused_backends[@]}
+worker_target=() worker_backend=() worker_gpu=()
+for ((i = 0; i < fused_workers; i++)); do
+  worker_target+=(fused_q)
+  worker_backend+=("${fused_backends[$((i % ${#fused_backends[@]}))]}")
+  if [ ${#gpus[@]} -gt 0 ] && [[ ${worker_backend[$i]} == cuda-* ]]; then
+    worker_gpu+=("${gpus[$((i % ${#gpus[@]}))]}")
+  else
+    worker_gpu+=("")
+  fi
+done
+worker_target+=(numerics case_decode); worker_backend+=("" ""); worker_gpu+=("" "")
+nworkers=${#worker_target[@]}
+: >"$work/workers.tsv"
+for ((i = 0; i < nworkers; i++)); do
+  printf 'w%d\t%s\t%s\t%s\n' "$i" "${worker_target[$i]}" "${worker_backend[$i]:--}" "${worker_gpu[$i]:--}" >>"$work/workers.tsv"
+done
+
+start_time=$SECONDS
+deadline=$((SECONDS + minutes * 60))
+
+# The libFuzzer command of worker i (without corpus and time).
+fuzzer_args() {  # i
+  local i=$1 t=${worker_target[$1]}
+  # -handle_int=0: Ctrl-C is the campaign's to handle (it stops every worker
+  # with SIGTERM and prints the summary).
+  local args=(-len_control=0 -timeout="$timeout_s" -rss_limit_mb=4096 -malloc_limit_mb=2048 -reload=10
+              -print_final_stats=1 -handle_int=0)
+  case "$t" in
+    fused_q) args+=(-max_len=4096 -dict="$dict" "--backend=${worker_backend[$i]}") ;;
+    numerics) args+=(-max_len=16391) ;;
+    case_decode) args+=(-max_len=4096 -dict="$dict") ;;
+  esac
+  printf '%s\n' "${args[@]}"
+}
+
+# A worker: libFuzzer in a loop until the time is up or the campaign stops.
+# Environment per worker: its status file and, on a GPU, either the MPS
+# pipe of its GPU (clients of an MPS daemon must not set
+# CUDA_VISIBLE_DEVICES: the daemon's own decides) or CUDA_VISIBLE_DEVICES.
+worker() {  # i
+  local i=$1 t=${worker_target[$1]} b=${worker_backend[$1]} g=${worker_gpu[$1]}
+  local round=0 quick_failures=0 prefix
+  prefix="$work/$t/artifacts/w$i.${b:-$t}."
+  mapfile -t args < <(fuzzer_args "$i")
+  while [ ! -e "$work/run/stop" ] && [ $SECONDS -lt $((deadline - 2)) ]; do
+    round=$((round + 1))
+    local before after began status
+    before=$(ls "$work/$t/artifacts" 2>/dev/null | grep -c "^w$i\\.")
+    began=$SECONDS
+    (
+      export QCHECK_STATUS_FILE="$work/status/w$i.r$round"
+      if [ -n "$g" ]; then
+        if has_own_mps "$g"; then
+          unset CUDA_VISIBLE_DEVICES
+          export CUDA_MPS_PIPE_DIRECTORY=$work/mps/gpu$g/pipe CUDA_MPS_LOG_DIRECTORY=$work/mps/gpu$g/log
+        elif [ -z "${existing_mps:-}" ]; then
+          export CUDA_VISIBLE_DEVICES=$g
+        fi
+      fi
+      priority=""
+      [ "$t" = fused_q ] || priority=$nice_cpu_targets
+      exec $priority "$bin/${t}_fuzzer" "${args[@]}" -seed=$((seed0 + 1000 * round + i)) \
+        -max_total_time=$((deadline - SECONDS)) -artifact_prefix="$prefix" "$work/$t/corpus"
+    ) >"$work/logs/w$i.r$round.log" 2>&1 &
+    echo $! >"$work/run/w$i.pid"
+    wait $!
+    status=$?
+    [ $status -eq 0 ] && break  # its time is up
+    [ -e "$work/run/stop" ] && break
+    after=$(ls "$work/$t/artifacts" 2>/dev/null | grep -c "^w$i\\.")
+    if [ "$after" -gt "$before" ]; then
+      echo "finding exit $status" >>"$work/run/w$i.restarts"
+      quick_failures=0
+      if [ "$after" -ge "$max_findings" ]; then
+        echo "stopped after $after findings (QCHECK_FUZZ_MAX_FINDINGS = $max_findings)" >>"$work/run/w$i.restarts"
+        break
+      fi
+      # The input that ended it leaves the shared corpus (see copy_seeds).
+      local a
+      for a in "$work/$t/artifacts/w$i."*; do rm -f "$work/$t/corpus/${a##*-}"; done
+    else
+      # Stopped without an artifact: it could not start (an MPS server
+      # still recovering from an other client's fault refuses new clients).
+      echo "no artifact exit $status after $((SECONDS - began))s" >>"$work/run/w$i.restarts"
+      if [ $((SECONDS - began)) -lt 5 ]; then quick_failures=$((quick_failures + 1)); else quick_failures=0; fi
+      if [ $quick_failures -ge 30 ]; then
+        echo "gave up after 30 quick failures (log $work/logs/w$i.r$round.log)" >>"$work/run/w$i.restarts"
+        break
+      fi
+      sleep $((quick_failures < 5 ? 1 : 5))
+    fi
+  done
+  rm -f "$work/run/w$i.pid"
+}
+
+say "${minutes} min, mode $mode, ${nworkers} workers: ${fused_workers} fused_q over ${fused_backends[*]}, 1 numerics, 1 case_decode${nice_cpu_targets:+ (these two at nice 19)}"
+say "GPUs: ${gpus[*]:-none}; $mps_note"
+say "work folder $work (workers.tsv, logs/, */artifacts/)"
+worker_pids=()
+for ((i = 0; i < nworkers; i++)); do
+  worker "$i" &
+  worker_pids+=($!)
+done
+
+stop_workers() {
+  touch "$work/run/stop"
+  local f pid
+  for f in "$work"/run/w*.pid; do
+    [ -f "$f" ] && pid=$(cat "$f") && kill -TERM "$pid" 2>/dev/null
+  done
+  for _ in $(seq 1 20); do
+    local alive=0
+    for pid in "${worker_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ $alive -eq 0 ] && return
+    sleep 0.5
+  done
+  for f in "$work"/run/w*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
+  wait 2>/dev/null
+}
+
+# --- triage: each artifact replayed alone in a fresh process --------------------
+# Artifacts are named wI.BACKEND.KIND-SHA1; the same input from several
+# workers of one backend is replayed once. One line per input in
+# triage/TARGET.BACKEND.KIND-SHA1: "class<TAB>signature<TAB>replay command".
+# class: finding, or collateral (a crash whose input replays clean: the
+# worker was ended by an other worker's GPU fault).
+mask_digits() { sed -E "s/'[^']*'/'...'/g; s/0x[0-9a-fA-F]+/0x#/g; s/[0-9]+/#/g" | cut -c1-160; }
+triage_key() {  # artifact path
+  local a=$1
+  echo "$(basename "$(dirname "$(dirname "$a")")").$(basename "$a" | cut -d. -f2-)"
+}
+triage_one() {  # artifact path
+  local a=$1 key name t w b g kind out code sig class command
+  key=$(triage_key "$a")
+  name=$(basename "$a")
+  [ -f "$work/triage/$key" ] && return
+  t=${key%%.*}
+  w=${name%%.*}
+  b=${name#*.}; b=${b%%.*}
+  kind=${name##*.}; kind=${kind%%-*}
+  g=$(awk -v w="$w" '$1 == w {print $4}' "$work/workers.tsv")
+  [ "$g" = "-" ] && g=""
+  local env_args=(ASAN_OPTIONS="${ASAN_OPTIONS:-}:exitcode=99:protect_shadow_gap=0:detect_leaks=0"
+                  UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:exitcode=99" CUDA_MPS_PIPE_DIRECTORY="$work/mps/off")
+  [ -n "$g" ] && env_args+=(CUDA_VISIBLE_DEVICES="$g")
+  if [ "$t" = fused_q ]; then
+    local oracle=""
+    [ "$b" = cpu-simd ] && oracle="--oracle scalar"
+    command="$replay $a --backend $b${oracle:+ $oracle}"
+    # shellcheck disable=SC2086
+    out=$(env "${env_args[@]}" timeout -k 5 "$((timeout_s * 2))" "$replay" "$a" --backend "$b" $oracle --json 2>&1)
+    code=$?
+    case $code in
+      0) sig="" ;;
+      1) sig=$(grep -m1 '"primary_signature"' <<<"$out" | cut -d'"' -f4) ;;
+      2) sig="invalid input: $(grep -m1 '"reason"' <<<"$out" | cut -d'"' -f4 | mask_digits)" ;;
+      3) sig="runtime error: $(grep -m1 '"reason"' <<<"$out" | cut -d'"' -f4 | mask_digits)" ;;
+      124|137) sig="timeout: the replay ran past $((timeout_s * 2)) s" ;;
+      99) sig="crash: $(grep -m1 'SUMMARY: ' <<<"$out" | sed -E 's/^SUMMARY: //; s/ \([^)]*\)//' | mask_digits)" ;;
+      *) sig="crash: exit $code$([ $code -gt 128 ] && echo " (signal $((code - 128)))")" ;;
+    esac
+  else
+    local fuzzer=$bin/${t}_fuzzer
+    command="$fuzzer $a"
+    out=$(env "${env_args[@]}" timeout -k 5 "$((timeout_s * 2))" "$fuzzer" "$a" 2>&1)
+    code=$?
+    sig=""
+    if [ $code -ne 0 ]; then
+      sig=$(awk '/==== qcheck .* finding ====/ {getline; print; exit}
+                 /what\(\):|SUMMARY: / {print; exit}' <<<"$out" | mask_digits)
+      [ -n "$sig" ] || sig="exit $code"
+    fi
+  fi
+  if [ -n "$sig" ]; then
+    class=finding
+  elif [ "$kind" = crash ]; then
+    class=collateral sig="ended while its input replays clean (an other worker's GPU fault, or flaky)"
+  else
+    class=finding sig="$kind that does not reproduce in a replay"
+  fi
+  printf '%s\t%s\t%s\n' "$class" "$sig" "$command" >"$work/triage/$key.partial" &&
+    mv "$work/triage/$key.partial" "$work/triage/$key"
+}
+# Every input not replayed yet, $jobs replays at a time.
+triage_all() {
+  local a key batch=()
+  declare -A queued=()
+  for a in "$work"/*/artifacts/*; do
+    [ -f "$a" ] || continue
+    key=$(triage_key "$a")
+    [ -f "$work/triage/$key" ] || [ -n "${queued[$key]:-}" ] && continue
+    queued[$key]=1
+    triage_one "$a" &
+    batch+=($!)
+    if [ ${#batch[@]} -ge "$jobs" ]; then wait "${batch[@]}"; batch=(); fi
+  done
+  [ ${#batch[@]} -eq 0 ] || wait "${batch[@]}"
+}
+
+# pr mode: the signatures that corpus/regressions already reproduces, per backend.
+declare -A known=()
+if [ "$mode" = pr ] && [ -d "$corpus/regressions" ]; then
+  for b in "${fused_backends[@]}"; do
+    while IFS= read -r s; do [ -n "$s" ] && known["$b|$s"]=1; done < <(
+      "$replay" "$corpus/regressions" --backend "$b" --json 2>/dev/null | grep '"primary_signature"' | cut -d'"' -f4)
+  done
+fi
+new_finding=""
+first_new_finding() {
+  local f name class sig b
+  for f in "$work"/triage/*; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f"); b=${name#*.}; b=${b%%.*}
+    IFS=$'\t' read -r class sig _ <"$f"
+    [ "$class" = finding ] && [ -z "${known["$b|$sig"]:-}" ] && { echo "$name"; return; }
+  done 2>/dev/null
+}
+
+# --- progress ------------------------------------------------------------------
+executions() {  # target [backend]: executions so far over all workers and rounds
+  local total=0 i f n
+  for ((i = 0; i < nworkers; i++)); do
+    [ "${worker_target[$i]}" = "$1" ] || continue
+    [ -n "${2:-}" ] && [ "${worker_backend[$i]}" != "$2" ] && continue
+    for f in "$work"/status/w$i.r*; do
+      [ -f "$f" ] || continue
+      n=$(awk '$1 == "executions" {print $2}' "$f" 2>/dev/null)
+      total=$((total + ${n:-0}))
+    done
+  done
+  echo $total
+}
+artifact_count() { find "$work"/*/artifacts -type f | wc -l; }
+restart_count() { cat "$work"/run/w*.restarts 2>/dev/null | grep -c -e '^finding' -e '^no artifact'; }
+
+interrupted=""
+on_signal() { interrupted=$1; }
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
+disk_full=""
+last_print=$SECONDS
+declare -A last_execs=()
+while [ $SECONDS -lt $deadline ] && [ -z "$interrupted" ]; do
+  sleep 3 &
+  wait $! 2>/dev/null
+  [ -n "$interrupted" ] && break
+  free=$(free_mb)
+  if [ -n "$free" ] && [ "$free" -lt "$min_free_mb" ]; then
+    disk_full="the disk holding $work has ${free} MiB free, less than QCHECK_FUZZ_MIN_FREE_MB = $min_free_mb"
+    break
+  fi
+  if [ "$mode" = pr ]; then
+    triage_all
+    new_finding=$(first_new_finding)
+    [ -n "$new_finding" ] && break
+  fi
+  alive=0
+  for pid in "${worker_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+  [ $alive -eq 1 ] || { say "every worker has stopped"; break; }
+  if [ $((SECONDS - last_print)) -ge 15 ]; then
+    line=$(printf '[%02d:%02d]' $(((SECONDS - start_time) / 60)) $(((SECONDS - start_time) % 60)))
+    for t in fused_q numerics case_decode; do
+      n=$(executions $t)
+      line+=" $t $n execs $(( (n - ${last_execs[$t]:-0}) / (SECONDS - last_print) ))/s |"
+      last_execs[$t]=$n
+    done
+    line+=" artifacts $(artifact_count), restarts $(restart_count)"
+    echo "$line"
+    last_print=$SECONDS
+  fi
+done
+stop_workers
+stop_mps
+elapsed=$((SECONDS - start_time))
+[ -n "$interrupted" ] && say "SIG$interrupted: stopped after ${elapsed}s; corpus and findings are kept in $work"
+[ -n "$disk_full" ] && say "$disk_full: stopped after ${elapsed}s; corpus and findings so far are kept in $work"
+
+# --- batch mode: merge and prune the corpus ----------------------------------------
+merge_note=""
+if [ "$mode" = batch ] && [ -z "$disk_full" ]; then
+  for t in fused_q numerics case_decode; do
+    merged=$work/$t/corpus.merged
+    rm -rf "$merged" && mkdir -p "$merged"
+    mapfile -t args < <(for ((i = 0; i < nworkers; i++)); do [ "${worker_target[$i]}" = "$t" ] && fuzzer_args "$i" && break; done)
+    before=$(find "$work/$t/corpus" -type f | wc -l)
+    if env CUDA_MPS_PIPE_DIRECTORY="$work/mps/off" "$bin/${t}_fuzzer" "${args[@]}" -merge=1 "$merged" "$work/$t/corpus" \
+         >"$work/logs/merge-$t.log" 2>&1; then
+      rm -rf "$work/$t/corpus" && mv "$merged" "$work/$t/corpus"
+      merge_note+=" $t $before -> $(find "$work/$t/corpus" -type f | wc -l) files;"
+    else
+      merge_note+=" $t merge failed (logs/merge-$t.log);"
+    fi
+  done
+fi
+
+# --- summary ---------------------------------------------------------------------
+triage_all
+summary() {
+  echo "==== campaign summary: mode $mode, ${elapsed}s of ${minutes} min, ${nworkers} workers, $(date -u +%Y-%m-%dT%H:%M:%SZ) ===="
+  echo "GPUs: ${gpus[*]:-none}; $mps_note"
+  local t b n e=$((elapsed > 0 ? elapsed : 1))
+  for t in fused_q numerics case_decode; do
+    n=$(executions $t)
+    printf '%-12s %12s execs %9s exec/s in all   corpus %s files\n' "$t" "$n" "$((n / e))" \
+      "$(find "$work/$t/corpus" -type f | wc -l)"
+  done
+  for b in "${fused_backends[@]}"; do
+    local w=0 i
+    for ((i = 0; i < nworkers; i++)); do [ "${worker_backend[$i]}" = "$b" ] && w=$((w + 1)); done
+    n=$(executions fused_q "$b")
+    printf '  fused_q on %-28s %2d workers %12s execs %9s exec/s\n' "$b" "$w" "$n" "$((n / e))"
+  done
+  echo "worker restarts: $(restart_count) (reasons in $work/run/w*.restarts)"
+  grep -l '^stopped after\|^gave up' "$work"/run/w*.restarts 2>/dev/null | while read -r f; do
+    local w; w=$(basename "$f" .restarts)
+    echo "  $w ($(awk -v w="$w" '$1 == w {print $3}' "$work/workers.tsv")): $(grep -m1 '^stopped after\|^gave up' "$f")"
+  done
+  [ -n "$merge_note" ] && echo "batch merge:$merge_note"
+  echo
+  echo "semantic bins reached by the fused_q corpus:"
+  env CUDA_MPS_PIPE_DIRECTORY="$work/mps/off" QCHECK_PRINT_BINS=1 "$bin/fused_q_fuzzer" -runs=0 -len_control=0 \
+    -max_len=4096 "--backend=${fused_backends[0]}" --keep-going "$work/fused_q/corpus" 2>&1 |
+    sed -n '/^semantic bins reached/,$p'
+  echo
+  local collateral=0 findings=0 a f name class sig command key
+  declare -A groups=() first=() replay_of=()
+  for a in "$work"/*/artifacts/*; do
+    [ -f "$a" ] || continue
+    f=$work/triage/$(triage_key "$a")
+    [ -f "$f" ] || continue
+    name=$(basename "$a")
+    IFS=$'\t' read -r class sig command <"$f"
+    if [ "$class" = collateral ]; then collateral=$((collateral + 1)); continue; fi
+    findings=$((findings + 1))
+    key="${name#*.}"; key="${key%%.*} | $sig"
+    groups[$key]=$(( ${groups[$key]:-0} + 1 ))
+    [ -n "${first[$key]:-}" ] || { first[$key]=$name; replay_of[$key]=$command; }
+  done
+  [ $collateral -eq 0 ] || echo "$collateral artifacts of workers ended by an other worker's GPU fault (their inputs replay clean; not findings)"
+  if [ $findings -eq 0 ]; then
+    echo "no findings"
+    return
+  fi
+  echo "FINDINGS: $findings artifacts in ${#groups[@]} groups (backend | signature), one replay command each"
+  for key in "${!groups[@]}"; do
+    echo "  ${groups[$key]} x [$key]"
+    echo "    replay: ${replay_of[$key]}"
+  done
+  [ -n "$new_finding" ] && echo "pr mode: stopped at the first new finding, $new_finding"
+}
+summary_text=$(summary)
+echo
+echo "$summary_text"
+if printf '%s\n' "$summary_text" 2>/dev/null >"$work/summary.txt.partial" && mv "$work/summary.txt.partial" "$work/summary.txt"; then
+  echo "summary also in $work/summary.txt"
+else
+  rm -f "$work/summary.txt.partial"
+  echo "campaign: the summary could not be saved in $work (disk full?): only the copy above exists"
+fi
+
+if grep -q '^FINDINGS:' <<<"$summary_text"; then exit 1; fi
+[ -n "$disk_full" ] && exit 2
+[ "$interrupted" = INT ] && exit 130
+[ "$interrupted" = TERM ] && exit 143
+exit 0
