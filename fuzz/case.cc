@@ -18,7 +18,7 @@ auto tie_fields(const Case& c) {
                   c.indexer_cache_layout, c.weights_column_stride, c.query_out_layout,
                   c.index_q_fp8_layout, c.weights_out_layout, c.row_padding, c.alias, c.cache_rows,
                   c.positions, c.values, c.q_scale_bits, c.softmax_scale_bits, c.head_scale_bits,
-                  c.seed, c.profile, c.memory_limit_bytes);
+                  c.seed, c.profile, c.memory_limit_bytes, c.edits);
 }
 
 std::string range_error(const char* field, int64_t value, int64_t lo, int64_t hi) {
@@ -111,7 +111,48 @@ std::string hex(uint32_t bits) {
 
 }  // namespace
 
+bool ValueEdit::operator==(const ValueEdit& o) const {
+  return std::tie(tensor, row, rows, head, element, elements, bits) ==
+         std::tie(o.tensor, o.row, o.rows, o.head, o.element, o.elements, o.bits);
+}
+
 bool Case::operator==(const Case& other) const { return tie_fields(*this) == tie_fields(other); }
+
+namespace {
+
+std::string edit_problem(const Case& c, const TensorPlan& plan, size_t index) {
+  const ValueEdit& e = c.edits[index];
+  const std::string where = "edits[" + std::to_string(index) + "]";
+  if (e.tensor > TensorId::kIndexerCache) return where + ".tensor is not an input";
+  const TensorGeometry* g = plan.find(e.tensor);
+  if (g == nullptr) {
+    return where + ".tensor = " + name_of(e.tensor) + " is not an input of this case (" +
+           (e.tensor == TensorId::kQlNope ? "the bf16 separate path has no ql_nope" : "no indexer") + ")";
+  }
+  const auto outside = [&](const char* field, int64_t value, int64_t lo, int64_t hi) {
+    return where + "." + field + " = " + std::to_string(value) + " is outside [" + std::to_string(lo) + ", " +
+           std::to_string(hi) + "] (" + name_of(e.tensor) + ")";
+  };
+  if (e.row < 0 || e.row >= g->rows) return outside("row", e.row, 0, g->rows - 1);
+  if (e.rows != -1 && (e.rows < 1 || e.rows > g->rows - e.row)) return outside("rows", e.rows, 1, g->rows - e.row);
+  if (e.head < -1 || e.head >= g->cols) return outside("head", e.head, -1, g->cols - 1);
+  if (e.element < 0 || e.element >= g->width) return outside("element", e.element, 0, g->width - 1);
+  if (e.elements != -1 && (e.elements < 1 || e.elements > g->width - e.element)) {
+    return outside("elements", e.elements, 1, g->width - e.element);
+  }
+  const uint64_t max_bits = g->type == ElementType::kBf16 ? 0xFFFF
+                            : g->type == ElementType::kF32 ? 0xFFFFFFFFull
+                                                            : static_cast<uint64_t>(c.cache_rows - 1);
+  if (e.bits > max_bits) {
+    return where + ".bits = " + std::to_string(e.bits) + " is over " + std::to_string(max_bits) +
+           (g->type == ElementType::kInt64 ? " (a position must be < cache_rows)" : " (the element's bits)");
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string validate_edit(const Case& c, size_t index) { return edit_problem(c, plan_tensors(c), index); }
 
 void set_default_scales(Case& c) {
   c.softmax_scale_bits = default_softmax_scale_bits(c.index_dim);
@@ -168,10 +209,18 @@ std::string validate_case(const Case& c) {
     return "memory_limit_bytes = " + std::to_string(c.memory_limit_bytes) + " is outside [1, " +
            std::to_string(CaseLimits::kMaxMemoryBytes) + "]";
   }
-  const uint64_t bytes = plan_tensors(c).total_bytes();
+  const uint64_t bytes = plan_tensors(c).total_bytes();  // (computed twice only with edits)
   if (bytes > c.memory_limit_bytes) {
     return "the case's tensors need " + std::to_string(bytes) +
            " bytes, over memory_limit_bytes = " + std::to_string(c.memory_limit_bytes);
+  }
+  if (c.edits.size() > CaseLimits::kMaxEdits) {
+    return "edits: " + std::to_string(c.edits.size()) + " edits, over " + std::to_string(CaseLimits::kMaxEdits);
+  }
+  const TensorPlan plan = plan_tensors(c);
+  for (size_t i = 0; i < c.edits.size(); ++i) {
+    e = edit_problem(c, plan, i);
+    if (!e.empty()) return e;
   }
   return "";
 }
@@ -192,6 +241,7 @@ std::string describe(const Case& c) {
     << " P=" << c.cache_rows << " positions=" << name_of(c.positions)
     << " values=" << name_of(c.values) << " q_scale=" << hex(c.q_scale_bits) << " seed=" << c.seed
     << " profile=" << c.profile;
+  if (!c.edits.empty()) s << " edits=" << c.edits.size();
   return s.str();
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "reference/fused_q_args.h"
 
@@ -48,6 +49,38 @@ enum class ValueRecipe : uint8_t {
   kMixed = 8,           // a recipe chosen per row (and per cache row)
 };
 
+// Every tensor of a launch (fuzz/tensor_plan.h lays them out).
+enum class TensorId : uint8_t {
+  kPositions,
+  kQPe,
+  kQlNope,
+  kIndexQ,
+  kIndexWeights,
+  kMqaCache,
+  kIndexerCache,
+  kQueryOut,
+  kIndexQFp8,
+  kIndexWeightsOut,
+};
+
+// A value written over the generated inputs: how the minimizer makes values
+// simple (a row of zeros, one element 1.0) and how a hand-written case pins
+// an input. Edits apply in order, after generation; each sets the elements
+// it selects to `bits`: the element's bit pattern (bf16 in the low 16 bits,
+// f32 in 32), or for positions the position itself.
+struct ValueEdit {
+  TensorId tensor = TensorId::kQPe;  // an input: positions, q_pe, ql_nope, index_q,
+                                     // index_weights, mqa_cache or indexer_cache
+  int64_t row = 0;        // first token (of a cache: first cache row)
+  int64_t rows = 1;       // rows from there; -1: to the last
+  int64_t head = -1;      // one head; -1: every head (positions and caches have one)
+  int64_t element = 0;    // first element of each selected (row, head)
+  int64_t elements = -1;  // elements from there; -1: to the end of the row
+  uint64_t bits = 0;
+
+  bool operator==(const ValueEdit& other) const;
+};
+
 // Harness limits on top of the launch limits of validate_fused_q_args.
 struct CaseLimits {
   static constexpr int64_t kMaxTokens = int64_t(1) << 24;
@@ -61,6 +94,7 @@ struct CaseLimits {
   static constexpr uint64_t kDefaultMemoryBytes = uint64_t(1) << 30;
   static constexpr uint64_t kMaxMemoryBytes = uint64_t(8) << 30;
   static constexpr size_t kMaxProfileNameLength = 32;
+  static constexpr size_t kMaxEdits = 4096;
 };
 
 struct Case {
@@ -111,6 +145,8 @@ struct Case {
   std::string profile = "qcheck";
   // The cap on all of the case's host tensors together, in [1, 8 GiB].
   uint64_t memory_limit_bytes = CaseLimits::kDefaultMemoryBytes;
+  // Values written over the generated inputs (usually none).
+  std::vector<ValueEdit> edits;
 
   bool operator==(const Case& other) const;
   bool operator!=(const Case& other) const { return !(*this == other); }
@@ -127,8 +163,14 @@ Case small_case();
 // "" when the case is valid, else one line naming the field and the limit:
 // enums in range, dims as validate_fused_q_args plus the harness limits,
 // layouts allowed for their tensor, the alias only where it can exist, a
-// known profile, q_scale usable by the profile, and the memory cap.
+// known profile, q_scale usable by the profile, the memory cap, and every
+// edit inside an input the case has.
 std::string validate_case(const Case& c);
+
+// "" when edit `index` of a case whose other fields are valid selects
+// elements of an input the case has and holds a value that element can
+// take, else one line naming the edit and the limit.
+std::string validate_edit(const Case& c, size_t index);
 
 // A one-line summary ("T=17 H=8 NI=32 D=128 R=64 L=512 bf16-packed ...").
 std::string describe(const Case& c);

@@ -36,6 +36,15 @@ class Writer {
     put(n, 1);
     out_.insert(out_.end(), v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
   }
+  void edits(const char*, std::vector<ValueEdit>& edits) {
+    if (edits.empty()) return;  // version 1
+    put(edits.size(), 2);
+    for (const ValueEdit& e : edits) {
+      put(static_cast<uint8_t>(e.tensor), 1);
+      for (int64_t v : {e.row, e.rows, e.head, e.element, e.elements}) put(static_cast<uint64_t>(v), 8);
+      put(e.bits, 8);
+    }
+  }
 
  private:
   void put(uint64_t v, int bytes) {
@@ -46,7 +55,8 @@ class Writer {
 
 class Reader {
  public:
-  Reader(const uint8_t* data, size_t size, size_t offset) : data_(data), size_(size), at_(offset) {}
+  Reader(const uint8_t* data, size_t size, size_t offset, unsigned version)
+      : data_(data), size_(size), at_(offset), version_(version) {}
 
   void integer(const char* name, int64_t& v, bool) {
     uint64_t raw;
@@ -105,6 +115,38 @@ class Reader {
     at_ += length;
   }
 
+  void edits(const char* name, std::vector<ValueEdit>& edits) {
+    if (version_ < kCaseBinaryVersionWithEdits) return;
+    uint64_t count;
+    if (!get(name, 2, &count)) return;
+    if (count < 1 || count > CaseLimits::kMaxEdits) {
+      fail(std::string(name) + " count = " + std::to_string(count) + " is outside [1, " +
+           std::to_string(CaseLimits::kMaxEdits) + "] (a case without edits is version 1)");
+      return;
+    }
+    for (uint64_t i = 0; i < count && error_.empty(); ++i) {
+      ValueEdit e;
+      uint64_t tensor, raw[6];
+      if (!get(name, 1, &tensor)) return;
+      for (uint64_t& r : raw) {
+        if (!get(name, 8, &r)) return;
+      }
+      if (tensor > static_cast<uint64_t>(TensorId::kIndexerCache)) {
+        fail(std::string(name) + "[" + std::to_string(i) + "].tensor = " + std::to_string(tensor) +
+             " is not an input (0..6)");
+        return;
+      }
+      e.tensor = static_cast<TensorId>(tensor);
+      e.row = static_cast<int64_t>(raw[0]);
+      e.rows = static_cast<int64_t>(raw[1]);
+      e.head = static_cast<int64_t>(raw[2]);
+      e.element = static_cast<int64_t>(raw[3]);
+      e.elements = static_cast<int64_t>(raw[4]);
+      e.bits = raw[5];
+      edits.push_back(e);
+    }
+  }
+
   const std::string& error() const { return error_; }
   size_t offset() const { return at_; }
 
@@ -134,6 +176,7 @@ class Reader {
   const uint8_t* data_;
   size_t size_;
   size_t at_;
+  unsigned version_;
   std::string error_;
 };
 
@@ -143,8 +186,9 @@ constexpr size_t kHeaderBytes = sizeof(kCaseBinaryMagic) + 2;
 
 std::vector<uint8_t> encode_case(const Case& c) {
   std::vector<uint8_t> out(kCaseBinaryMagic, kCaseBinaryMagic + sizeof(kCaseBinaryMagic));
-  out.push_back(static_cast<uint8_t>(kCaseBinaryVersion & 0xFF));
-  out.push_back(static_cast<uint8_t>(kCaseBinaryVersion >> 8));
+  const uint16_t version = c.edits.empty() ? kCaseBinaryVersion : kCaseBinaryVersionWithEdits;
+  out.push_back(static_cast<uint8_t>(version & 0xFF));
+  out.push_back(static_cast<uint8_t>(version >> 8));
   Case copy = c;  // the visitor takes a mutable Case; writing does not change it
   Writer writer(out);
   visit_case_fields(copy, writer);
@@ -160,12 +204,12 @@ std::string decode_case(const uint8_t* data, size_t size, Case* out) {
     return "bad magic: a binary case starts with \"QCKC\"";
   }
   const unsigned version = data[4] | (unsigned(data[5]) << 8);
-  if (version != kCaseBinaryVersion) {
-    return "version = " + std::to_string(version) + " is not supported (this build reads version " +
-           std::to_string(kCaseBinaryVersion) + ")";
+  if (version != kCaseBinaryVersion && version != kCaseBinaryVersionWithEdits) {
+    return "version = " + std::to_string(version) + " is not supported (this build reads versions " +
+           std::to_string(kCaseBinaryVersion) + " and " + std::to_string(kCaseBinaryVersionWithEdits) + ")";
   }
   Case c;
-  Reader reader(data, size, kHeaderBytes);
+  Reader reader(data, size, kHeaderBytes, version);
   visit_case_fields(c, reader);
   if (!reader.error().empty()) return reader.error();
   if (reader.offset() != size) {

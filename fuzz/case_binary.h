@@ -4,7 +4,11 @@
 //   magic "QCKC" | version (uint16, little-endian) | the fields of
 //   fuzz/case_fields.h in order: integers int64, enums and bools one byte,
 //   fp32 scales uint32, seed and memory limit uint64 (all little-endian),
-//   profile as a length byte (<= 32) and that many bytes of [a-z0-9._-].
+//   profile as a length byte (<= 32) and that many bytes of [a-z0-9._-];
+//   version 2 only: the value edits, a uint16 count (>= 1) and per edit its
+//   tensor (one byte), row, rows, head, element, elements (int64) and bits
+//   (uint64). A case without edits is written as version 1, so every case
+//   file of version 1 keeps its bytes.
 //
 // Decoding is strict, so that decode then encode gives the same bytes:
 // truncation, a wrong magic or version, an out-of-range enum, a bool other
@@ -21,7 +25,8 @@
 
 namespace qcheck {
 
-constexpr uint16_t kCaseBinaryVersion = 1;
+constexpr uint16_t kCaseBinaryVersion = 1;           // without edits
+constexpr uint16_t kCaseBinaryVersionWithEdits = 2;  // with value edits
 constexpr char kCaseBinaryMagic[4] = {'Q', 'C', 'K', 'C'};
 
 std::vector<uint8_t> encode_case(const Case& c);

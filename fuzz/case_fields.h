@@ -5,7 +5,8 @@
 //
 // A visitor provides: integer(name, int64_t&, required), enumeration(name,
 // Enum&, required), boolean(name, bool&), bits32(name, uint32_t&),
-// u64(name, uint64_t&), text(name, std::string&).
+// u64(name, uint64_t&), text(name, std::string&), edits(name,
+// std::vector<ValueEdit>&).
 #pragma once
 
 #include "fuzz/case.h"
@@ -51,6 +52,7 @@ void visit_case_fields(Case& c, Visitor& v) {
   v.u64("seed", c.seed);
   v.text("profile", c.profile);
   v.u64("memory_limit_bytes", c.memory_limit_bytes);
+  v.edits("edits", c.edits);
 }
 
 }  // namespace qcheck

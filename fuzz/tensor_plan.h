@@ -12,19 +12,6 @@
 
 namespace qcheck {
 
-enum class TensorId : uint8_t {
-  kPositions,
-  kQPe,
-  kQlNope,
-  kIndexQ,
-  kIndexWeights,
-  kMqaCache,
-  kIndexerCache,
-  kQueryOut,
-  kIndexQFp8,
-  kIndexWeightsOut,
-};
-
 enum class ElementType : uint8_t { kInt64, kF32, kBf16, kE4m3 };
 
 // kUntouchedOutput: an output the launch must not write (the indexer outputs

@@ -219,6 +219,26 @@ void fill_weights(const Case& c, TensorSet& set) {
   }
 }
 
+// The case's value edits, in order, over the generated values (a valid case:
+// validate_case checked every edit against the plan).
+void apply_edits(const Case& c, TensorSet& set) {
+  for (const ValueEdit& e : c.edits) {
+    const TensorGeometry* g = set.find(e.tensor);
+    if (g == nullptr) continue;
+    const int bytes = element_bytes(g->type);
+    const int64_t row_end = e.rows == -1 ? g->rows : e.row + e.rows;
+    const int64_t head_begin = e.head == -1 ? 0 : e.head, head_end = e.head == -1 ? g->cols : e.head + 1;
+    const int64_t element_end = e.elements == -1 ? g->width : e.element + e.elements;
+    for (int64_t row = e.row; row < row_end; ++row) {
+      for (int64_t head = head_begin; head < head_end; ++head) {
+        for (int64_t i = e.element; i < element_end; ++i) {
+          std::memcpy(set.element(*g, row, head, i), &e.bits, static_cast<size_t>(bytes));  // little-endian
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int indexer_band_m(const Case& c, int64_t position) {
@@ -244,6 +264,7 @@ void generate_inputs(const Case& c, TensorSet& set) {
   fill_rows(c, set, TensorId::kIndexQ, kSaltIndexQ, set.find(TensorId::kIndexerCache),
             c.indexer_rope, positions);
   fill_weights(c, set);
+  apply_edits(c, set);
 }
 
 }  // namespace qcheck

@@ -211,7 +211,8 @@ void fit_budget(Case& c, uint64_t max_bytes) {
 struct FieldSlots {
   struct Slot {
     void* pointer;
-    size_t bytes;  // 0 for the text field
+    size_t bytes;  // 0 for the text and edits fields
+    bool edits = false;
   };
   std::vector<Slot> slots;
   void integer(const char*, int64_t& v, bool) { slots.push_back({&v, sizeof v}); }
@@ -221,6 +222,7 @@ struct FieldSlots {
   void bits32(const char*, uint32_t& v) { slots.push_back({&v, sizeof v}); }
   void u64(const char*, uint64_t& v) { slots.push_back({&v, sizeof v}); }
   void text(const char*, std::string& v) { slots.push_back({&v, 0}); }
+  void edits(const char*, std::vector<ValueEdit>& v) { slots.push_back({&v, 0, true}); }
 };
 
 }  // namespace
@@ -280,6 +282,11 @@ void repair_case(Case& c, const SizeCap& cap) {
     c.memory_limit_bytes = CaseLimits::kDefaultMemoryBytes;
   }
   fit_budget(c, std::min<uint64_t>(cap.bytes, c.memory_limit_bytes));
+  // Edits that no longer fit the shrunk or changed case go.
+  if (c.edits.size() > CaseLimits::kMaxEdits) c.edits.resize(CaseLimits::kMaxEdits);
+  for (size_t i = c.edits.size(); i-- > 0;) {
+    if (!validate_edit(c, i).empty()) c.edits.erase(c.edits.begin() + static_cast<std::ptrdiff_t>(i));
+  }
 }
 
 Case seed_case(Xoshiro256& rng, const SizeBudget& budget) {
@@ -341,7 +348,9 @@ Case cross_over(const Case& a, const Case& b, Xoshiro256& rng, const SizeBudget&
     if (!rng.one_in(2)) continue;
     const FieldSlots::Slot& to = out_slots.slots[i];
     const FieldSlots::Slot& from = other_slots.slots[i];
-    if (to.bytes == 0) {
+    if (to.edits) {
+      *static_cast<std::vector<ValueEdit>*>(to.pointer) = *static_cast<const std::vector<ValueEdit>*>(from.pointer);
+    } else if (to.bytes == 0) {
       *static_cast<std::string*>(to.pointer) = *static_cast<const std::string*>(from.pointer);
     } else {
       std::memcpy(to.pointer, from.pointer, to.bytes);

@@ -126,7 +126,7 @@ TEST(Replay, GpuBackendWithoutAGpuExitsThree) {
 
 TEST(Replay, SeveralFilesAndRepeats) {
   const std::string dir = temp_path("cases");
-  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
   Case second = test::small_case();
   second.num_tokens = 5;
   ASSERT_EQ(save_case_file(dir + "/a.json", test::small_case(), CaseForm::kJson), "");
