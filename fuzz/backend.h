@@ -9,6 +9,7 @@
 //   cuda-blocked-bug-tail       profile qcheck; the last has a planted bug
 //   cpu-bug-crash, cpu-bug-hang planted faults: on cases with T % 16 == 7 the
 //   cuda-blocked-bug-wild-write process crashes, hangs or its CUDA context dies
+//   cpu-bug-race                a planted race: one element differs every other run
 //
 // The CUDA backends are listed in every build; without CUDA (or without a
 // device) their domain says why they cannot run.

@@ -1,5 +1,6 @@
 #include <chrono>
 #include <csignal>
+#include <memory>
 #include <thread>
 
 #include "fuzz/backend.h"
@@ -48,6 +49,27 @@ Backend fault_backend(const char* name, const char* description, bool hang) {
   return b;
 }
 
+// A planted race on the CPU: the oracle's outputs, with the lowest bit of
+// the first index_q_fp8 element flipped on every other run, as a missing
+// barrier shows in some runs and not others. The verdict's two runs differ
+// (nondeterministic), and the minimizer must refuse to shrink it.
+Backend race_backend() {
+  Backend b = oracle_backend("cpu-bug-race",
+                             "the SIMD oracle with one element that differs every other run (planted race)",
+                             simd_row_ops);
+  b.planted_bug = true;
+  b.fixed_profile = "qcheck";
+  b.run = [run = b.run, runs = std::make_shared<uint64_t>(0)](const Case& c, const Profile& p, TensorSet& t) {
+    const Outcome o = run(c, p, t);
+    const TensorGeometry* g = t.find(TensorId::kIndexQFp8);
+    if (o.is_ok() && c.has_indexer && c.num_tokens > 0 && g != nullptr && (*runs)++ % 2 == 1) {
+      *t.element(*g, 0, 0, 0) ^= 0x01;
+    }
+    return o;
+  };
+  return b;
+}
+
 #ifdef QCHECK_HAVE_CPU_MODEL
 Backend model_backend(const PlantedCpuBugInfo& info) {
   Backend b;
@@ -92,6 +114,7 @@ std::vector<Backend> make_backends() {
   all.push_back(oracle_backend("cpu-simd", "the oracle with the Highway SIMD rows", simd_row_ops));
   all.push_back(fault_backend("cpu-bug-crash", "the SIMD oracle, crashing (SIGSEGV) when T % 16 == 7 (planted fault)",
                               false));
+  all.push_back(race_backend());
   all.push_back(fault_backend("cpu-bug-hang", "the SIMD oracle, never returning when T % 16 == 7 (planted hang)",
                               true));
 #ifdef QCHECK_HAVE_CPU_MODEL

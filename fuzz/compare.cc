@@ -330,6 +330,12 @@ void Comparer::output_tensor(const TensorGeometry& g) {
 
 }  // namespace
 
+int64_t code_distance(ElementType type, uint32_t a, uint32_t b) {
+  if (is_nan(type, a) || is_nan(type, b)) return -1;
+  const int64_t d = order_key(type, a) - order_key(type, b);
+  return d < 0 ? -d : d;
+}
+
 const char* part_of(const Case& c, TensorId tensor, int64_t dim) {
   switch (tensor) {
     case TensorId::kQueryOut:

@@ -19,6 +19,11 @@ namespace qcheck {
 Report compare_runs(const Case& c, const TensorSet& expected, const TensorSet& got_a,
                     const TensorSet& got_b, size_t max_listed = 20);
 
+// How many codes apart two values of one format are, in the format's numeric
+// order (adjacent codes 1, +0 and -0 the same), or -1 when either is NaN:
+// the ULP distance a report quotes.
+int64_t code_distance(ElementType type, uint32_t a, uint32_t b);
+
 // The part of a tensor that element `dim` belongs to (see Signature).
 const char* part_of(const Case& c, TensorId tensor, int64_t dim);
 

@@ -42,13 +42,17 @@ std::string host_memory_problem(const Case& c) {
 
 }  // namespace
 
+std::string verdict_profile(const Case& c, const Backend& backend, const VerdictOptions& options) {
+  return !options.profile.empty()         ? options.profile
+         : !backend.fixed_profile.empty() ? backend.fixed_profile
+                                          : c.profile;
+}
+
 Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options) {
   Verdict v;
   v.backend = backend.name;
   v.planted_bug = backend.planted_bug;
-  v.profile = !options.profile.empty()         ? options.profile
-              : !backend.fixed_profile.empty() ? backend.fixed_profile
-                                               : c.profile;
+  v.profile = verdict_profile(c, backend, options);
   v.report.max_listed = options.max_listed;
   std::string error = validate_case(c);
   if (!error.empty()) {

@@ -42,6 +42,10 @@ struct Verdict {
 
 Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options = {});
 
+// The profile a verdict judges under: the options' when given, else the
+// backend's fixed profile, else the case's.
+std::string verdict_profile(const Case& c, const Backend& backend, const VerdictOptions& options);
+
 // The expected tensors: a set built from the case with `poison`, filled by
 // the oracle. "" in *error on success, else the oracle's refusal.
 TensorSet expected_tensors(const Case& c, const Profile& profile, const RowOps& rows, Poison poison,
