@@ -2,12 +2,13 @@
 # Tests of the fuzz campaign (tools/fuzz_campaign/run_campaign.sh) on the CPU
 # backends, called by ctest (label fuzz-smoke, tests/fuzz_smoke/CMakeLists.txt):
 #
-#   campaign_test.sh MODE CAMPAIGN FUSED_Q_FUZZER NUMERICS_FUZZER CASE_DECODE_FUZZER REPLAY DICT CORPUS
+#   campaign_test.sh MODE CAMPAIGN FUSED_Q_FUZZER NUMERICS_FUZZER CASE_DECODE_FUZZER REPLAY DICT CORPUS MINIMIZE
 #
 #   faults   batch mode, 1 min, a correct backend beside a planted fault and a
 #            planted bug: both found and grouped, the fault attributed to its
-#            input (its replay fails the same way), the correct backend goes
-#            on fuzzing and has no finding, the corpus is merged at the end.
+#            input (its replay fails the same way), each group minimized, the
+#            correct backend goes on fuzzing and has no finding, the corpus is
+#            merged at the end.
 #            The backends: QCHECK_TEST_CORRECT, QCHECK_TEST_FAULT (with
 #            QCHECK_TEST_FAULT_SIGNATURE, a regex, and the exit code of its
 #            replay, QCHECK_TEST_FAULT_EXIT), QCHECK_TEST_BUG; the defaults are
@@ -23,8 +24,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/qcheck-campaign-test.XXXXXX")
 echo "campaign_test $mode: work folder $work (removed when the test passes)"
 passed() { echo "PASS: $*"; rm -rf "$work"; exit 0; }
 mkdir -p "$work/bin"
-for f in "$3" "$4" "$5" "$6" "$7"; do ln -s "$f" "$work/bin/"; done
+for f in "$3" "$4" "$5" "$6" "$7" "$9"; do ln -s "$f" "$work/bin/"; done
 corpus=$8
+export QCHECK_FUZZ_MINIMIZE_SECONDS=${QCHECK_FUZZ_MINIMIZE_SECONDS:-10}
 export QCHECK_CASE_SIZE=tiny
 
 fail() { echo "FAIL: $*"; [ -f "$work/out" ] && { echo "--- campaign output:"; cat "$work/out"; }; exit 1; }
@@ -54,6 +56,9 @@ case "$mode" in
     [ "${execs:-0}" -gt 1000 ] || fail "$correct ran only ${execs:-0} inputs beside the faulting worker: $line"
     expect '^worker restarts: [1-9]' "the workers that stopped were restarted"
     expect '^batch merge: fused_q [0-9]+ -> [0-9]+ files' "batch mode merges the corpus"
+    expect '^    minimized: T=[0-9]+ H=1 ' "each finding group is minimized"
+    grep -A3 "\\[$fault | " "$work/out" | grep -q '^    minimized: T=7 ' || fail "the fault is not minimized to T = 7"
+
     # The fault is attributed to its input: its artifact fails the same way in a replay.
     command=$(grep -A1 "\\[$fault | " "$work/out" | sed -n 's/^    replay: //p' | head -1)
     [ -n "$command" ] || fail "no replay command for the fault"

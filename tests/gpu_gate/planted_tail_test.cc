@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/backend.h"
+#include "fuzz/minimize.h"
 #include "fuzz/verdict.h"
 
 namespace qcheck {
@@ -37,6 +38,46 @@ TEST(PlantedGpuBug, MissingTailGuardIsCaught) {
   const Verdict verdict = run_verdict(c, *backend);
   EXPECT_FALSE(verdict.passed()) << "the planted tail bug went unnoticed";
   std::printf("%s\n", verdict_text(verdict, c).c_str());
+}
+
+// The minimizer on the CUDA planted bug, from the kind of case a fuzzer
+// reports (41 tokens, D = 16, R = 10, padded rows, random positions, bf16
+// weights): the smallest failing tail (T = 1: the block's 15 tokens past T
+// are written), one head, no indexer.
+TEST(PlantedGpuBug, MinimizerShrinksTheMissingTailGuard) {
+  const Backend* backend = find_backend("cuda-blocked-bug-tail");
+  ASSERT_NE(backend, nullptr);
+  Case c;
+  c.num_tokens = 41;
+  c.mqa_heads = 5;
+  c.indexer_heads = 3;
+  c.index_dim = 16;
+  c.rope_dim = 10;
+  c.nope_dim = 16;
+  c.q_pe_layout = Layout::kPaddedRows;
+  c.index_q_layout = Layout::kPaddedRows;
+  c.positions = PositionsRecipe::kRandom;
+  c.weights_dtype = FloatType::kBf16;
+  c.cache_rows = 77;
+  c.seed = 12345;
+  set_default_scales(c);
+  const std::string outside = backend->domain(c);
+  if (!outside.empty()) GTEST_SKIP() << "no CUDA device: " << outside;
+  const Evaluate evaluate = evaluate_in_process(*backend, {});
+  const Observation target = evaluate(c);
+  ASSERT_EQ(target.exit_code, 1) << target.text();
+  MinimizeOptions options;
+  options.budget_seconds = 120;
+  const MinimizeResult r = minimize(c, target, evaluate, options);
+  EXPECT_FALSE(r.budget_exhausted);
+  EXPECT_EQ(r.minimized.num_tokens, 1);
+  EXPECT_EQ(r.minimized.mqa_heads, 1);
+  EXPECT_FALSE(r.minimized.has_indexer);
+  EXPECT_EQ(evaluate(r.minimized), r.target);
+  std::printf("minimized %s (%s)\n  -> %s\n  keeps %s; elements %lld -> %lld, %d verdicts, %.2f s\n",
+              backend->name.c_str(), target.text().c_str(), describe(r.minimized).c_str(), r.target.text().c_str(),
+              static_cast<long long>(r.elements_before), static_cast<long long>(r.elements_after), r.evaluations,
+              r.seconds);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ mkdir -p "$build"
 echo "campaign: building preset $preset in $build (GPU $([ $gpu -eq 1 ] && echo present || echo absent))"
 cmake --preset "$preset" -S "$root" -B "$build" "${extra[@]}" >"$build/campaign-configure.log" 2>&1 ||
   { echo "campaign: configure failed, see $build/campaign-configure.log"; tail -n 20 "$build/campaign-configure.log"; exit 2; }
-cmake --build "$build" -j "$(nproc)" --target fused_q_fuzzer numerics_fuzzer case_decode_fuzzer qcheck-replay \
+cmake --build "$build" -j "$(nproc)" --target fused_q_fuzzer numerics_fuzzer case_decode_fuzzer qcheck-replay qcheck-minimize \
   >"$build/campaign-build.log" 2>&1 ||
   { echo "campaign: build failed, see $build/campaign-build.log"; tail -n 30 "$build/campaign-build.log"; exit 2; }
 
@@ -40,6 +40,7 @@ bin=$build/campaign-bin
 mkdir -p "$bin"
 for t in fused_q numerics case_decode; do ln -sf "$build/fuzz/targets/${t}_fuzzer" "$bin/"; done
 ln -sf "$build/tools/replay/qcheck-replay" "$bin/"
+ln -sf "$build/tools/minimize/qcheck-minimize" "$bin/"
 ln -sf "$root/fuzz/targets/fused_q.dict" "$bin/"
 cd "$root"
 exec "$root/tools/fuzz_campaign/run_campaign.sh" --bin "$bin" --corpus "$root/corpus" "${args[@]}"

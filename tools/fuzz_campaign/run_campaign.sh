@@ -6,7 +6,8 @@
 #   run_campaign.sh --bin DIR --corpus DIR [--mode default|pr|batch] MINUTES
 #
 #   --bin DIR     fused_q_fuzzer, numerics_fuzzer, case_decode_fuzzer,
-#                 qcheck-replay, fused_q.dict (and qcheck-minimize once built)
+#                 qcheck-replay, fused_q.dict and qcheck-minimize (each fused_q
+#                 finding group is minimized when it is there)
 #   --corpus DIR  the repository's corpus/: seeds are copied into the work
 #                 folder (the repository is never written), regressions/
 #                 tells pr mode which findings are known
@@ -40,7 +41,8 @@
 # below this much free disk, default 256), QCHECK_FUZZ_SEED (first libFuzzer
 # seed, default 1), QCHECK_FUZZ_MAX_FINDINGS (a worker stops after this many
 # findings: a broken kernel fails nearly every input, and each finding costs
-# a restart; default 25), CUDA_VISIBLE_DEVICES (the GPUs to use).
+# a restart; default 25), QCHECK_FUZZ_MINIMIZE_SECONDS (budget per finding
+# group, 0 for none; default 30), CUDA_VISIBLE_DEVICES (the GPUs to use).
 set -uo pipefail
 
 say() { echo "campaign: $*"; }
@@ -502,8 +504,43 @@ if [ "$mode" = batch ] && [ -z "$disk_full" ]; then
   done
 fi
 
+# --- minimize: the first input of each fused_q finding group ------------------------
+# qcheck-minimize (when the bin folder has it) within QCHECK_FUZZ_MINIMIZE_SECONDS
+# each, $jobs at a time; results in minimized/N/ (report.txt, minimized.json,
+# regression_test.cc, replay.txt), listed in the summary beside their group.
+minimize_seconds=${QCHECK_FUZZ_MINIMIZE_SECONDS:-30}
+minimize_groups() {
+  [ -x "$bin/qcheck-minimize" ] || return
+  [ "$minimize_seconds" -gt 0 ] 2>/dev/null || return
+  local a f class sig b key batch=() n=0
+  declare -A done=()
+  mkdir -p "$work/minimized"
+  for a in "$work"/fused_q/artifacts/*; do
+    [ -f "$a" ] || continue
+    f=$work/triage/$(triage_key "$a")
+    [ -f "$f" ] || continue
+    IFS=$'\t' read -r class sig _ <"$f"
+    [ "$class" = finding ] || continue
+    b=$(basename "$a" | cut -d. -f2)
+    key="$b | $sig"
+    [ -z "${done[$key]:-}" ] || continue
+    n=$((n + 1))
+    done[$key]=$n
+    printf '%s\n' "$key" >"$work/minimized/$n.group"
+    local oracle=()
+    [ "$b" = cpu-simd ] && oracle=(--oracle scalar)
+    env CUDA_MPS_PIPE_DIRECTORY="$work/mps/off" ASAN_OPTIONS="${ASAN_OPTIONS:-}:protect_shadow_gap=0:detect_leaks=0" \
+      timeout -k 5 $((minimize_seconds * 3 + 60)) "$bin/qcheck-minimize" "$a" --backend "$b" "${oracle[@]}" \
+      --budget "$minimize_seconds" --out "$work/minimized/$n" >"$work/minimized/$n.log" 2>&1 &
+    batch+=($!)
+    if [ ${#batch[@]} -ge "$jobs" ]; then wait "${batch[@]}"; batch=(); fi
+  done
+  [ ${#batch[@]} -eq 0 ] || wait "${batch[@]}"
+}
+
 # --- summary ---------------------------------------------------------------------
 triage_all
+minimize_groups
 summary() {
   echo "==== campaign summary: mode $mode, ${elapsed}s of ${minutes} min, ${nworkers} workers, $(date -u +%Y-%m-%dT%H:%M:%SZ) ===="
   echo "GPUs: ${gpus[*]:-none}; $mps_note"
@@ -554,6 +591,17 @@ summary() {
   for key in "${!groups[@]}"; do
     echo "  ${groups[$key]} x [$key]"
     echo "    replay: ${replay_of[$key]}"
+    local g m
+    for g in "$work"/minimized/*.group; do
+      [ -f "$g" ] && [ "$(cat "$g")" = "$key" ] || continue
+      m=${g%.group}
+      if [ -f "$m/minimized.json" ]; then
+        echo "    minimized: $(sed -n 's/^minimized: //p' "$m/report.txt" | cut -c1-150)"
+        echo "      $(grep -m1 'verdicts (oracle calls)' "$m/report.txt"); report $m/report.txt"
+      else
+        echo "    minimized: not written ($(tail -n 1 "$m.log" | cut -c1-120))"
+      fi
+    done
   done
   [ -n "$new_finding" ] && echo "pr mode: stopped at the first new finding, $new_finding"
 }

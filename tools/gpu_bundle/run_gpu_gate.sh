@@ -178,6 +178,7 @@ else
   QCHECK_TEST_BUG=cuda-blocked-bug-tail \
     "$here/campaign_test.sh" faults "$here/run_campaign.sh" "$here/bin/fused_q_fuzzer" "$here/bin/numerics_fuzzer" \
       "$here/bin/case_decode_fuzzer" "$here/bin/qcheck-replay" "$here/bin/fused_q.dict" "$here/corpus" \
+      "$here/bin/qcheck-minimize" \
       </dev/null >"$logdir/campaign-faults.log" 2>&1
   rc=$?
   line="$(grep -m1 -E '^(PASS|FAIL)' "$logdir/campaign-faults.log"), $(($(date +%s) - start))s"
