@@ -22,7 +22,13 @@ mode=${1:?mode}
 campaign=${2:?run_campaign.sh}
 work=$(mktemp -d "${TMPDIR:-/tmp}/qcheck-campaign-test.XXXXXX")
 echo "campaign_test $mode: work folder $work (removed when the test passes)"
-passed() { echo "PASS: $*"; rm -rf "$work"; exit 0; }
+# QCHECK_TEST_KEEP_OUTPUT=FILE keeps the campaign's output of a passing test.
+passed() {
+  echo "PASS: $*"
+  [ -n "${QCHECK_TEST_KEEP_OUTPUT:-}" ] && cp "$work/out" "$QCHECK_TEST_KEEP_OUTPUT"
+  rm -rf "$work"
+  exit 0
+}
 mkdir -p "$work/bin"
 for f in "$3" "$4" "$5" "$6" "$7" "$9"; do ln -s "$f" "$work/bin/"; done
 corpus=$8

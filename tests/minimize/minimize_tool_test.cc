@@ -38,8 +38,20 @@ ToolRun run(const std::string& tool, const std::string& arguments, const std::st
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out)};
 }
 
+// The tools under test: the build tree's, unless QCHECK_MINIMIZE and
+// QCHECK_REPLAY name others (the GPU bundle moves binaries away from their
+// build paths).
+std::string tool(const char* variable, const char* built) {
+  const char* path = std::getenv(variable);
+  return path != nullptr && path[0] != '\0' ? path : built;
+}
+
 ToolRun minimize(const std::string& arguments, const std::string& dir) {
-  return run(QCHECK_MINIMIZE_PATH, arguments, dir);
+  return run(tool("QCHECK_MINIMIZE", QCHECK_MINIMIZE_PATH), arguments, dir);
+}
+
+ToolRun replay(const std::string& arguments, const std::string& dir) {
+  return run(tool("QCHECK_REPLAY", QCHECK_REPLAY_PATH), arguments, dir);
 }
 
 // The issue's own example: a planted tail bug found on a 41-token case with
@@ -85,8 +97,8 @@ TEST(MinimizeTool, WritesTheMinimizedCaseReportRegressionTestAndReplayCommand) {
   EXPECT_EQ(json, binary);
   EXPECT_EQ(json.num_tokens, 1);
   EXPECT_FALSE(json.has_indexer);
-  const ToolRun replay = run(QCHECK_REPLAY_PATH, dir + "/min/minimized.json --backend cpu-model-bug-skip-last-tail-token", dir);
-  EXPECT_EQ(replay.exit_code, 1) << replay.output;
+  const ToolRun replayed = replay(dir + "/min/minimized.json --backend cpu-model-bug-skip-last-tail-token", dir);
+  EXPECT_EQ(replayed.exit_code, 1) << replayed.output;
 }
 
 TEST(MinimizeTool, SaveRegressionAddsTheCaseToTheCorpus) {
@@ -102,7 +114,7 @@ TEST(MinimizeTool, SaveRegressionAddsTheCaseToTheCorpus) {
   ASSERT_EQ(list_case_files(dir + "/corpus/regressions", &files), "");
   ASSERT_EQ(files.size(), 1u);
   // A regression passes on the correct model (it guards the fix).
-  EXPECT_EQ(run(QCHECK_REPLAY_PATH, files[0] + " --backend cpu-model", dir).exit_code, 0);
+  EXPECT_EQ(replay(files[0] + " --backend cpu-model", dir).exit_code, 0);
 }
 
 TEST(MinimizeTool, ARaceIsReportedAndNotShrunk) {

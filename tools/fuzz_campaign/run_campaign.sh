@@ -41,7 +41,9 @@
 # below this much free disk, default 256), QCHECK_FUZZ_SEED (first libFuzzer
 # seed, default 1), QCHECK_FUZZ_MAX_FINDINGS (a worker stops after this many
 # findings: a broken kernel fails nearly every input, and each finding costs
-# a restart; default 25), QCHECK_FUZZ_MINIMIZE_SECONDS (budget per finding
+# a restart; default 25; CUDA runtime errors do not count, see worker()),
+# QCHECK_FUZZ_MAX_REPLAYS (artifacts replayed per backend, default 300),
+# QCHECK_FUZZ_MINIMIZE_SECONDS (budget per finding
 # group, 0 for none; default 30), CUDA_VISIBLE_DEVICES (the GPUs to use).
 set -uo pipefail
 
@@ -250,7 +252,7 @@ fuzzer_args() {  # i
 # CUDA_VISIBLE_DEVICES: the daemon's own decides) or CUDA_VISIBLE_DEVICES.
 worker() {  # i
   local i=$1 t=${worker_target[$1]} b=${worker_backend[$1]} g=${worker_gpu[$1]}
-  local round=0 quick_failures=0 prefix
+  local round=0 quick_failures=0 counted=0 prefix
   prefix="$work/$t/artifacts/w$i.${b:-$t}."
   mapfile -t args < <(fuzzer_args "$i")
   while [ ! -e "$work/run/stop" ] && [ $SECONDS -lt $((deadline - 2)) ]; do
@@ -280,10 +282,19 @@ worker() {  # i
     [ -e "$work/run/stop" ] && break
     after=$(ls "$work/$t/artifacts" 2>/dev/null | grep -c "^w$i\\.")
     if [ "$after" -gt "$before" ]; then
-      echo "finding exit $status" >>"$work/run/w$i.restarts"
       quick_failures=0
-      if [ "$after" -ge "$max_findings" ]; then
-        echo "stopped after $after findings (QCHECK_FUZZ_MAX_FINDINGS = $max_findings)" >>"$work/run/w$i.restarts"
+      # A CUDA runtime error may be an other worker's fault (under MPS every
+      # client of the GPU gets it, and nothing says whose it was): it does
+      # not count toward the cap, or a faulting kernel would retire the
+      # correct ones. The triage tells them apart afterwards.
+      if grep -q '^RUNTIME ERROR: .*cuda' "$work/logs/w$i.r$round.log"; then
+        echo "finding exit $status (a CUDA runtime error)" >>"$work/run/w$i.restarts"
+      else
+        echo "finding exit $status" >>"$work/run/w$i.restarts"
+        counted=$((counted + 1))
+      fi
+      if [ "$counted" -ge "$max_findings" ]; then
+        echo "stopped after $counted findings (QCHECK_FUZZ_MAX_FINDINGS = $max_findings)" >>"$work/run/w$i.restarts"
         break
       fi
       # The input that ended it leaves the shared corpus (see copy_seeds).
@@ -392,14 +403,26 @@ triage_one() {  # artifact path
   printf '%s\t%s\t%s\n' "$class" "$sig" "$command" >"$work/triage/$key.partial" &&
     mv "$work/triage/$key.partial" "$work/triage/$key"
 }
-# Every input not replayed yet, $jobs replays at a time.
+# Every input not replayed yet, $jobs replays at a time, at most
+# QCHECK_FUZZ_MAX_REPLAYS (default 300) per backend: a kernel that faults
+# all campaign long leaves thousands of artifacts; the rest are counted.
+max_replays=${QCHECK_FUZZ_MAX_REPLAYS:-300}
 triage_all() {
-  local a key batch=()
-  declare -A queued=()
+  local a key b batch=()
+  declare -A queued=() per_backend=()
+  for a in "$work"/*/artifacts/*; do
+    [ -f "$a" ] || continue
+    key=$(triage_key "$a")
+    b=$(basename "$a" | cut -d. -f2)
+    [ -f "$work/triage/$key" ] && per_backend[$b]=$(( ${per_backend[$b]:-0} + 1 ))
+  done
   for a in "$work"/*/artifacts/*; do
     [ -f "$a" ] || continue
     key=$(triage_key "$a")
     [ -f "$work/triage/$key" ] || [ -n "${queued[$key]:-}" ] && continue
+    b=$(basename "$a" | cut -d. -f2)
+    [ "${per_backend[$b]:-0}" -lt "$max_replays" ] || continue
+    per_backend[$b]=$(( ${per_backend[$b]:-0} + 1 ))
     queued[$key]=1
     triage_one "$a" &
     batch+=($!)
@@ -568,12 +591,12 @@ summary() {
     -max_len=4096 "--backend=${fused_backends[0]}" --keep-going "$work/fused_q/corpus" 2>&1 |
     sed -n '/^semantic bins reached/,$p'
   echo
-  local collateral=0 findings=0 a f name class sig command key
+  local collateral=0 findings=0 unreplayed=0 a f name class sig command key
   declare -A groups=() first=() replay_of=()
   for a in "$work"/*/artifacts/*; do
     [ -f "$a" ] || continue
     f=$work/triage/$(triage_key "$a")
-    [ -f "$f" ] || continue
+    [ -f "$f" ] || { unreplayed=$((unreplayed + 1)); continue; }
     name=$(basename "$a")
     IFS=$'\t' read -r class sig command <"$f"
     if [ "$class" = collateral ]; then collateral=$((collateral + 1)); continue; fi
@@ -583,6 +606,7 @@ summary() {
     [ -n "${first[$key]:-}" ] || { first[$key]=$name; replay_of[$key]=$command; }
   done
   [ $collateral -eq 0 ] || echo "$collateral artifacts of workers ended by an other worker's GPU fault (their inputs replay clean; not findings)"
+  [ $unreplayed -eq 0 ] || echo "$unreplayed artifacts not replayed (over QCHECK_FUZZ_MAX_REPLAYS = $max_replays per backend), in $work/*/artifacts"
   if [ $findings -eq 0 ]; then
     echo "no findings"
     return

@@ -35,6 +35,7 @@ export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export QCHECK_CORPUS_DIR="$here/corpus"
 export PATH="$here/bin:$PATH"
 export QCHECK_REPLAY="$here/bin/qcheck-replay"
+export QCHECK_MINIMIZE="$here/bin/qcheck-minimize"
 skip=" ${QCHECK_GATE_SKIP:-} "
 test_timeout=${QCHECK_TEST_TIMEOUT:-1800}
 
@@ -175,7 +176,7 @@ else
   start=$(date +%s)
   QCHECK_TEST_CORRECT=cuda-blocked QCHECK_TEST_FAULT=cuda-blocked-bug-wild-write \
   QCHECK_TEST_FAULT_SIGNATURE='runtime error: .*cudaErrorIllegalAddress' QCHECK_TEST_FAULT_EXIT=3 \
-  QCHECK_TEST_BUG=cuda-blocked-bug-tail \
+  QCHECK_TEST_BUG=cuda-blocked-bug-tail QCHECK_TEST_KEEP_OUTPUT="$logdir/campaign-faults-output.log" \
     "$here/campaign_test.sh" faults "$here/run_campaign.sh" "$here/bin/fused_q_fuzzer" "$here/bin/numerics_fuzzer" \
       "$here/bin/case_decode_fuzzer" "$here/bin/qcheck-replay" "$here/bin/fused_q.dict" "$here/corpus" \
       "$here/bin/qcheck-minimize" \
