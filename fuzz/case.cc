@@ -172,6 +172,23 @@ Case small_case() {
   return c;
 }
 
+Case reported_case() {
+  Case c = small_case();
+  c.num_tokens = 41;
+  c.mqa_heads = 5;
+  c.indexer_heads = 3;
+  c.index_dim = 16;
+  c.rope_dim = 10;
+  c.q_pe_layout = Layout::kPaddedRows;
+  c.index_q_layout = Layout::kPaddedRows;
+  c.positions = PositionsRecipe::kRandom;
+  c.weights_dtype = FloatType::kBf16;
+  c.cache_rows = 77;
+  c.seed = 12345;
+  set_default_scales(c);
+  return c;
+}
+
 std::string validate_case(const Case& c) {
   std::string e = check_enums(c);
   if (e.empty()) e = check_dims(c);

@@ -160,6 +160,11 @@ void set_default_scales(Case& c);
 // pass-through part (R = 8), L = 16, a cache of 40 rows; seed 0.
 Case small_case();
 
+// The kind of case a fuzzer reports, for the minimizer's tests and examples:
+// T = 41, H = 5, NI = 3, D = 16, R = 10, L = 16, padded q_pe and index_q rows,
+// random positions, bf16 weights, a cache of 77 rows; seed 12345.
+Case reported_case();
+
 // "" when the case is valid, else one line naming the field and the limit:
 // enums in range, dims as validate_fused_q_args plus the harness limits,
 // layouts allowed for their tensor, the alias only where it can exist, a

@@ -47,20 +47,7 @@ TEST(PlantedGpuBug, MissingTailGuardIsCaught) {
 TEST(PlantedGpuBug, MinimizerShrinksTheMissingTailGuard) {
   const Backend* backend = find_backend("cuda-blocked-bug-tail");
   ASSERT_NE(backend, nullptr);
-  Case c;
-  c.num_tokens = 41;
-  c.mqa_heads = 5;
-  c.indexer_heads = 3;
-  c.index_dim = 16;
-  c.rope_dim = 10;
-  c.nope_dim = 16;
-  c.q_pe_layout = Layout::kPaddedRows;
-  c.index_q_layout = Layout::kPaddedRows;
-  c.positions = PositionsRecipe::kRandom;
-  c.weights_dtype = FloatType::kBf16;
-  c.cache_rows = 77;
-  c.seed = 12345;
-  set_default_scales(c);
+  Case c = reported_case();
   const std::string outside = backend->domain(c);
   if (!outside.empty()) GTEST_SKIP() << "no CUDA device: " << outside;
   const Evaluate evaluate = evaluate_in_process(*backend, {});

@@ -147,15 +147,8 @@ TEST(Minimize, SignatureDriftIsRefused) {
     }
     return o;
   };
-  Case c;
+  Case c = small_case();
   c.num_tokens = 20;
-  c.mqa_heads = 3;
-  c.indexer_heads = 2;
-  c.index_dim = 32;
-  c.rope_dim = 8;
-  c.nope_dim = 16;
-  c.cache_rows = 40;
-  set_default_scales(c);
   const Evaluate evaluate = evaluate_in_process(drift, {});
   const Observation target = evaluate(c);
   ASSERT_EQ(target.exit_code, 1);

@@ -57,20 +57,7 @@ ToolRun replay(const std::string& arguments, const std::string& dir) {
 // The issue's own example: a planted tail bug found on a 41-token case with
 // D = 16, R = 10, padded rows, random positions and bf16 weights.
 std::string write_tail_case(const std::string& dir, CaseForm form) {
-  Case c;
-  c.num_tokens = 41;
-  c.mqa_heads = 5;
-  c.indexer_heads = 3;
-  c.index_dim = 16;
-  c.rope_dim = 10;
-  c.nope_dim = 16;
-  c.q_pe_layout = Layout::kPaddedRows;
-  c.index_q_layout = Layout::kPaddedRows;
-  c.positions = PositionsRecipe::kRandom;
-  c.weights_dtype = FloatType::kBf16;
-  c.cache_rows = 77;
-  c.seed = 12345;
-  set_default_scales(c);
+  Case c = reported_case();
   const std::string path = dir + (form == CaseForm::kJson ? "/case.json" : "/crash-artifact");
   EXPECT_EQ(save_case_file(path, c, form), "");
   return path;
