@@ -217,7 +217,7 @@ bool Comparer::run_b_kept_poison(int index) const {
     ranges.insert(ranges.end(), own.begin(), own.end());
   }
   std::sort(ranges.begin(), ranges.end());
-  const uint8_t poison = poison_byte(Poison::kB);
+  const uint8_t poison = poison_byte(b_.poison);
   // Guard bytes (sentinels included, both sides of the payload) between the
   // ranges must be as expected.
   int64_t done = -int64_t(GuardedBuffer::kSentinelBytes);
@@ -236,7 +236,7 @@ bool Comparer::run_b_kept_poison(int index) const {
 void Comparer::guard_bytes(int index, const std::vector<bool>& covered) {
   const GuardedBuffer& e = e_.buffers[index];
   const GuardedBuffer* runs[2] = {&a_.buffers[index], &b_.buffers[index]};
-  for (int r = 0; r < 2; ++r) {
+  for (int r = 0; r < (&a_ == &b_ ? 1 : 2); ++r) {
     for (size_t offset = 0; offset < e.size(); ++offset) {
       const bool sentinel = e.in_sentinel(offset);
       if (!sentinel && covered[offset - GuardedBuffer::kSentinelBytes]) continue;
@@ -276,7 +276,7 @@ void Comparer::input_tensor(const TensorGeometry& g) {
 }
 
 void Comparer::untouched_tensor(const TensorGeometry& g) {
-  const uint32_t pa = poison_bits(g.type, Poison::kA), pb = poison_bits(g.type, Poison::kB);
+  const uint32_t pa = poison_bits(g.type, a_.poison), pb = poison_bits(g.type, b_.poison);
   for (int64_t t = 0; t < g.rows; ++t) {
     for (int64_t h = 0; h < g.cols; ++h) {
       for (int64_t d = 0; d < g.width; ++d) {
@@ -291,7 +291,7 @@ void Comparer::untouched_tensor(const TensorGeometry& g) {
 }
 
 void Comparer::output_tensor(const TensorGeometry& g) {
-  const uint32_t pa = poison_bits(g.type, Poison::kA), pb = poison_bits(g.type, Poison::kB);
+  const uint32_t pa = poison_bits(g.type, a_.poison), pb = poison_bits(g.type, b_.poison);
   // With the exact alias, query_out's front holds ql_nope, not poison.
   const TensorGeometry* ql_nope = e_.find(TensorId::kQlNope);
   const int64_t unpoisoned =

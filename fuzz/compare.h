@@ -14,8 +14,12 @@
 namespace qcheck {
 
 // expected: built with Poison::kA and filled by the oracle. got_a, got_b: the
-// backend's results on sets built with Poison::kA and Poison::kB. All four
-// come from the same case.
+// backend's results on sets built with Poison::kA and Poison::kB (each set's
+// `poison` says which). All four come from the same case. One run alone is
+// compared by passing the same set twice: every check but the two-run ones,
+// and an output element that still holds its run's poison is reported
+// unwritten (with two runs, a kernel that wrote the poison's very bits is
+// told apart).
 Report compare_runs(const Case& c, const TensorSet& expected, const TensorSet& got_a,
                     const TensorSet& got_b, size_t max_listed = 20);
 

@@ -227,6 +227,13 @@ struct FieldSlots {
 
 }  // namespace
 
+const SizeBudget* case_size_budget(const char* name) {
+  if (std::strcmp(name, "default") == 0) return &kDefaultBudget;
+  if (std::strcmp(name, "usual") == 0) return &kUsualBudget;
+  if (std::strcmp(name, "tiny") == 0) return &kTinyBudget;
+  return nullptr;
+}
+
 const uint32_t* interesting_f32_bits(size_t* count) {
   *count = sizeof(kInterestingF32) / sizeof(kInterestingF32[0]);
   return kInterestingF32;

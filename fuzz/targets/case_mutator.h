@@ -51,6 +51,10 @@ constexpr SizeBudget kTinyBudget = {{uint64_t(1) << 16, 33, 5, 32, 16, 64},
 constexpr SizeBudget kUsualBudget = {kDefaultBudget.usual, kDefaultBudget.usual};
 constexpr uint64_t kRareLargeOneIn = 32;
 
+// The budget of a size class by name ("default", "usual", "tiny": the fuzz
+// target's --case-size and the C API's size); nullptr for another name.
+const SizeBudget* case_size_budget(const char* name);
+
 // A small valid case whose every field depends on `rng` (used when the
 // bytes libFuzzer hands over do not decode, e.g. the empty first input).
 Case seed_case(Xoshiro256& rng, const SizeBudget& budget = kDefaultBudget);

@@ -35,13 +35,6 @@ bool env_is(const char* name, const char* value) {
 
 }  // namespace
 
-const SizeBudget* case_size_budget(const char* name) {
-  if (std::strcmp(name, "default") == 0) return &kDefaultBudget;
-  if (std::strcmp(name, "usual") == 0) return &kUsualBudget;
-  if (std::strcmp(name, "tiny") == 0) return &kTinyBudget;
-  return nullptr;
-}
-
 bool backend_follows_profile(const Backend& backend) { return backend.fixed_profile.empty(); }
 
 std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {

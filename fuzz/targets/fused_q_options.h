@@ -48,9 +48,6 @@ struct FusedQOptions {
 // it accepts.
 std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out);
 
-// The mutator's budget for --case-size; nullptr for an unknown name.
-const SizeBudget* case_size_budget(const char* name);
-
 // True for the backends that follow the case's profile (the oracle
 // itself); the others implement their Backend::fixed_profile only.
 bool backend_follows_profile(const Backend& backend);

@@ -282,3 +282,28 @@ TEST(Compare, ReportListsAtMostMaxListed) {
 
 }  // namespace
 }  // namespace qcheck
+
+namespace qcheck {
+namespace {
+
+// One run alone (the same set as run A and run B), as the C API's judge
+// takes from a caller that ran its kernel once.
+TEST(Compare, OneRunAlonePassesWhenRightAndCatchesWhatOneRunCanShow) {
+  for (const auto& named : test::covering_grid()) {
+    Runs runs(named.c);
+    const Report r = compare_runs(runs.c, runs.expected, runs.a, runs.a, 50);
+    EXPECT_TRUE(r.passed()) << named.name << "\n" << report_text(r);
+  }
+  Runs runs(test::small_case());
+  const TensorGeometry& q = runs.tensor(TensorId::kQueryOut);
+  put_bf16(runs.a, q, 16, 2, 0, 0xFFFF);  // the poison: never written
+  runs.a.buffers[q.buffer].data()[runs.a.buffers[q.buffer].size() - 1] ^= 0x01;  // the back sentinel
+  const Report r = compare_runs(runs.c, runs.expected, runs.a, runs.a, 50);
+  ASSERT_EQ(r.counts.size(), 2u) << report_text(r);
+  EXPECT_EQ(r.counts.at({"query_out", "nope front", MismatchClass::kUnwritten}), 1);
+  EXPECT_EQ(r.counts.at({"query_out", "sentinel after", MismatchClass::kSentinelOverwritten}), 1)
+      << "a guard byte is counted once, not once per run";
+}
+
+}  // namespace
+}  // namespace qcheck

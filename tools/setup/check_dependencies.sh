@@ -4,7 +4,9 @@
 # Proves tools/setup/packages.txt complete for a finished build: every file
 # outside the source and build trees that the build used (each header in the
 # compilers' dependency files, each library on a link line, the compilers) must
-# be installed by a package on the list or by a package those depend on. A
+# (and, where the Python tests are built, the interpreter and each module
+# they import) be installed by a package on the list or by a package those
+# depend on. A
 # missing row cannot then hide behind a machine that happens to have the
 # package: the file is found, its owner (dpkg -S) is not on the list, and the
 # check names both. Files that no package owns count as missing too, except
@@ -43,6 +45,18 @@ trap 'rm -f "$used"' EXIT
   find "$build" -name '*.o.d' -exec cat {} + | tr ' \\' '\n\n' | sed 's/:$//' | grep '^/'
   find "$build" -name link.txt -exec grep -ho '/[^ ]*\.\(a\|so[.0-9]*\)' {} +
   sed -n 's/^CMAKE_\(C\|CXX\|CUDA\)_COMPILER:[A-Z]*=\(.*\)$/\2/p' "$build/CMakeCache.txt"
+  # The Python package's tests: the interpreter and every module the
+  # package and its tests import (found in their import lines), but for the
+  # package itself and the optional ones (torch, triton, ml_dtypes: used
+  # only where installed, never by CI).
+  if grep -q '^QCHECK_PYTHON_TESTS:BOOL=ON' "$build/CMakeCache.txt"; then
+    python=$(sed -n 's/^QCHECK_PYTHON3:FILEPATH=//p' "$build/CMakeCache.txt")
+    echo "$python"
+    grep -rhoE '^\s*(import|from) [A-Za-z_][A-Za-z0-9_]*' "$source_dir/python" --include='*.py' | awk '{print $2}' |
+      sort -u | grep -vx -e qcheck -e torch -e triton -e ml_dtypes | while read -r module; do
+      "$python" -c "import $module; print(getattr($module, '__file__', '') or '')" 2>/dev/null
+    done
+  fi
 } | grep -v -e "^$source_dir/" -e "^$build/" -e '^/usr/local/cuda' | sort -u >"$used"
 
 # One dpkg -S for all files ("package[, package]: path" per line): dpkg knows

@@ -1,0 +1,123 @@
+"""qcheck.Case: one fused_q test case (every knob as a field; its tensors and
+values are a pure function of it, so a case file reproduces every byte)."""
+
+import ctypes
+import json
+from pathlib import Path
+
+from . import _capi
+
+
+class Case:
+    """A case held by libqcheck. Make one with from_seed, load, from_json or
+    from_bytes; save it, mutate it, turn it into tensors."""
+
+    def __init__(self, handle):
+        self._handle = ctypes.c_void_p(handle)
+
+    def __del__(self):
+        if getattr(self, "_handle", None) and self._handle.value:
+            _capi.lib().qcheck_case_free(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    # --- making cases -----------------------------------------------------------
+    @classmethod
+    def _made(cls, name, *args):
+        out = ctypes.c_void_p()
+        _capi.call(name, *args, ctypes.byref(out))
+        return cls(out.value)
+
+    @classmethod
+    def from_seed(cls, seed, size="usual"):
+        """A valid case from the structure-aware mutator's generator; size is
+        "tiny", "usual" or "default" (the fuzz target's --case-size)."""
+        return cls._made("qcheck_case_from_seed", ctypes.c_uint64(seed), size.encode())
+
+    @classmethod
+    def from_bytes(cls, data):
+        """The binary form (corpus files, libFuzzer artifacts) or JSON."""
+        data = bytes(data)
+        return cls._made("qcheck_case_decode", data, len(data))
+
+    @classmethod
+    def from_json(cls, text):
+        return cls.from_bytes(text.encode() if isinstance(text, str) else text)
+
+    @classmethod
+    def load(cls, path):
+        return cls.from_bytes(Path(path).read_bytes())
+
+    def mutate(self, seed, size="usual"):
+        """A changed copy (one to three fields), valid and within the size."""
+        return Case._made("qcheck_case_mutate", self._handle, ctypes.c_uint64(seed), size.encode())
+
+    def cross_over(self, other, seed, size="usual"):
+        return Case._made("qcheck_case_cross_over", self._handle, other._handle, ctypes.c_uint64(seed),
+                          size.encode())
+
+    # --- reading and writing --------------------------------------------------------
+    def validate(self):
+        """Raises QcheckError (status 2) naming the field and the limit when invalid."""
+        _capi.call("qcheck_case_validate", self._handle)
+
+    def _encoded(self, form):
+        needed = ctypes.c_size_t(0)
+        message = ctypes.create_string_buffer(1024)
+        _capi.lib().qcheck_case_encode(self._handle, form, None, 0, ctypes.byref(needed), message, len(message))
+        out = ctypes.create_string_buffer(needed.value)
+        _capi.call("qcheck_case_encode", self._handle, form, out, needed.value, ctypes.byref(needed))
+        return out.raw[:needed.value]
+
+    def to_bytes(self):
+        return self._encoded(_capi.FORM_BINARY)
+
+    def to_json(self):
+        return self._encoded(_capi.FORM_JSON).rstrip(b"\0").decode()
+
+    def save(self, path):
+        """JSON when the name ends in .json, else the binary form; written
+        whole or not at all."""
+        path = Path(path)
+        data = self.to_json().encode() if path.suffix == ".json" else self.to_bytes()
+        partial = path.with_name(path.name + ".partial")
+        partial.write_bytes(data)
+        partial.replace(path)
+
+    @property
+    def fields(self):
+        """Every field by its JSON name (num_tokens, mqa_heads, query_path, q_scale, ...)."""
+        return json.loads(self.to_json())
+
+    def __getitem__(self, name):
+        return self.fields[name]
+
+    @property
+    def digest(self):
+        """The 16 hex digits corpus files are named by."""
+        return _capi.text("qcheck_case_digest", self._handle)
+
+    def __str__(self):
+        return _capi.text("qcheck_case_describe", self._handle)
+
+    def __repr__(self):
+        return f"qcheck.Case({self})"
+
+    def __eq__(self, other):
+        return isinstance(other, Case) and self.to_bytes() == other.to_bytes()
+
+    def __hash__(self):
+        return hash(self.to_bytes())
+
+    # --- tensors ---------------------------------------------------------------------
+    def numpy_inputs(self, poison=0):
+        """Every tensor as a numpy view into a guarded allocation of its own
+        (outputs pre-poisoned, ql_nope aliased where the case says), with the
+        case's strides: see qcheck.tensors."""
+        from .tensors import make_tensors
+        return make_tensors(self, poison, device=None)
+
+    def torch_inputs(self, device="cuda", poison=0):
+        """The same as torch tensors on `device` (bf16 as torch.bfloat16, e4m3
+        as torch.float8_e4m3fn)."""
+        from .tensors import make_tensors
+        return make_tensors(self, poison, device=device)

@@ -1,0 +1,104 @@
+"""A case's tensors for a kernel to run on: qcheck.Tensors, a dict from name
+to array (numpy, or torch on a device) that also holds the guarded
+allocations behind the views, so that the verdict reads every byte the
+kernel may have touched (sentinels and padding included)."""
+
+import ctypes
+
+import numpy as np
+
+from . import _capi
+
+_NUMPY = {_capi.DTYPE_INT64: np.int64, _capi.DTYPE_F32: np.float32, _capi.DTYPE_BF16: np.uint16,
+          _capi.DTYPE_E4M3: np.uint8}
+DTYPE_NAMES = {_capi.DTYPE_INT64: "int64", _capi.DTYPE_F32: "float32", _capi.DTYPE_BF16: "bfloat16",
+               _capi.DTYPE_E4M3: "float8_e4m3fn"}
+
+
+def plan(case):
+    """(buffers, tensors, aliased): the case's guarded allocations and the
+    tensors as views into them (capi/qcheck.h, qcheck_plan_*)."""
+    count = ctypes.c_size_t(0)
+    _capi.call("qcheck_plan_buffers", case._handle, None, 0, ctypes.byref(count))
+    buffers = (_capi.BufferInfo * count.value)()
+    for b in buffers:
+        b.struct_size = ctypes.sizeof(_capi.BufferInfo)
+    _capi.call("qcheck_plan_buffers", case._handle, buffers, count.value, ctypes.byref(count))
+    aliased = ctypes.c_int32(0)
+    _capi.call("qcheck_plan_tensors", case._handle, None, 0, ctypes.byref(count), ctypes.byref(aliased))
+    tensors = (_capi.TensorInfo * count.value)()
+    for t in tensors:
+        t.struct_size = ctypes.sizeof(_capi.TensorInfo)
+    _capi.call("qcheck_plan_tensors", case._handle, tensors, count.value, ctypes.byref(count), ctypes.byref(aliased))
+    return list(buffers), list(tensors), bool(aliased.value)
+
+
+def host_buffers(case, poison=0, expected_profile=None):
+    """The allocations as numpy uint8 arrays, filled as a run starts (or, with
+    expected_profile, holding the oracle's outputs)."""
+    buffers, _, _ = plan(case)
+    raw = [np.zeros(b.bytes, dtype=np.uint8) for b in buffers]
+    pointers = pointer_array(raw)
+    if expected_profile is None:
+        _capi.call("qcheck_fill_buffers", case._handle, poison, pointers, len(raw))
+    else:
+        _capi.call("qcheck_expected_buffers", case._handle, expected_profile.encode(), pointers, len(raw))
+    return raw
+
+
+def pointer_array(arrays):
+    pointers = (ctypes.c_void_p * len(arrays))()
+    for i, a in enumerate(arrays):
+        pointers[i] = a.ctypes.data
+    return pointers
+
+
+class Tensors(dict):
+    """name -> array view. Also: .case, .poison (0 for run A, 1 for run B),
+    .raw (one flat uint8 array per allocation: numpy, or torch on .device),
+    .info (name -> the plan's TensorInfo), .aliased (ql_nope is query_out's
+    front), and the scalars a kernel takes: .q_scale, .softmax_scale,
+    .head_scale (Python floats, the exact fp32 values)."""
+
+    def host_raw(self):
+        """The allocations' bytes on the host (copied back from the device)."""
+        if self.device is None:
+            return self.raw
+        return [r.cpu().numpy() for r in self.raw]
+
+
+def _fp32(field):
+    return float(np.array([int(field, 16)], dtype=np.uint32).view(np.float32)[0])
+
+
+def make_tensors(case, poison, device, expected_profile=None):
+    buffers, infos, aliased = plan(case)
+    host = host_buffers(case, poison, expected_profile)
+    t = Tensors()
+    t.case, t.poison, t.device, t.aliased = case, poison, device, aliased
+    t.info = {}
+    if device is None:
+        t.raw = host
+    else:
+        import torch
+        t.raw = [torch.from_numpy(h).to(device) for h in host]
+    for info in infos:
+        name = info.name.decode()
+        t.info[name] = info
+        shape = tuple(info.shape[:info.ndim])
+        strides = tuple(info.strides[:info.ndim])
+        if device is None:
+            dtype = np.dtype(_NUMPY[info.dtype])
+            t[name] = np.ndarray(shape, dtype=dtype, buffer=t.raw[info.buffer], offset=info.offset_bytes,
+                                 strides=tuple(s * dtype.itemsize for s in strides))
+        else:
+            import torch
+            dtype = getattr(torch, DTYPE_NAMES[info.dtype])
+            typed = t.raw[info.buffer].view(dtype)
+            size = typed.element_size()
+            t[name] = torch.as_strided(typed, shape, strides, info.offset_bytes // size)
+    fields = case.fields
+    t.q_scale = _fp32(fields["q_scale"])
+    t.softmax_scale = _fp32(fields["softmax_scale"])
+    t.head_scale = _fp32(fields["head_scale"])
+    return t

@@ -1,0 +1,61 @@
+"""qcheck.Case over libqcheck: generation, the two encodings, mutation,
+refusals naming the field."""
+
+import json
+
+import pytest
+
+import qcheck
+
+
+def test_from_seed_is_deterministic_and_valid():
+    a, b = qcheck.Case.from_seed(7, size="tiny"), qcheck.Case.from_seed(7, size="tiny")
+    assert a == b and a.to_bytes() == b.to_bytes()
+    assert qcheck.Case.from_seed(8, size="tiny") != a
+    a.validate()
+    assert a["num_tokens"] <= 65  # the tiny budget's large cap
+
+
+def test_both_encodings_round_trip(tmp_path):
+    case = qcheck.Case.from_seed(3, size="usual")
+    for name in ("case.json", "case.bin"):
+        case.save(tmp_path / name)
+        assert qcheck.Case.load(tmp_path / name) == case
+    assert (tmp_path / "case.bin").read_bytes()[:4] == b"QCKC"
+    assert json.loads((tmp_path / "case.json").read_text())["num_tokens"] == case["num_tokens"]
+    assert qcheck.Case.from_json(case.to_json()) == case
+
+
+def test_describe_and_digest():
+    case = qcheck.Case.from_seed(5, size="tiny")
+    assert str(case).startswith(f"T={case['num_tokens']} H={case['mqa_heads']} ")
+    assert len(case.digest) == 16 and int(case.digest, 16) >= 0
+
+
+def test_mutate_and_cross_over_give_valid_other_cases():
+    case = qcheck.Case.from_seed(11, size="tiny")
+    mutated = [case.mutate(seed, size="tiny") for seed in range(20)]
+    for m in mutated:
+        m.validate()
+    assert any(m != case for m in mutated)
+    assert case.mutate(4, size="tiny") == case.mutate(4, size="tiny")
+    child = case.cross_over(qcheck.Case.from_seed(12, size="tiny"), seed=1, size="tiny")
+    child.validate()
+
+
+def test_refusals_name_the_field_and_the_limit():
+    case = qcheck.Case.from_seed(1, size="tiny")
+    fields = case.fields
+    fields["mqa_heads"] = 0
+    bad = qcheck.Case.from_json(json.dumps(fields))
+    with pytest.raises(qcheck.QcheckError) as e:
+        bad.validate()
+    assert e.value.status == 2 and "mqa_heads (H) = 0" in str(e.value)
+    with pytest.raises(qcheck.QcheckError) as e:
+        qcheck.Case.from_bytes(b"QCKC\x01\x00")
+    assert "truncated" in str(e.value)
+    with pytest.raises(qcheck.QcheckError) as e:
+        qcheck.Case.from_seed(1, size="huge")
+    assert "must be tiny, usual or default" in str(e.value)
+    with pytest.raises(qcheck.QcheckError):
+        bad.numpy_inputs()
