@@ -15,6 +15,7 @@
 #include "fuzz/compare.h"
 #include "fuzz/prng.h"
 #include "fuzz/targets/case_mutator.h"
+#include "fuzz/targets/semantic_bins.h"
 #include "fuzz/tensors.h"
 #include "fuzz/verdict.h"
 #include "reference/fused_q_oracle.h"
@@ -439,6 +440,53 @@ qcheck_status qcheck_verdict_json(const qcheck_verdict* v, char* out, size_t cap
 }
 
 void qcheck_verdict_free(qcheck_verdict* v) { delete v; }
+
+qcheck_status qcheck_case_bins(const qcheck_case* c, const char* profile, uint8_t* bins, size_t capacity,
+                               size_t* count, char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (c == nullptr || count == nullptr) {
+      why = "case or count is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    const size_t total = static_cast<size_t>(qcheck::fuzzing::bin_count());
+    *count = total;
+    if (capacity == 0) return QCHECK_OK;
+    if (bins == nullptr || capacity < total) {
+      why = "bins holds " + std::to_string(capacity) + " entries, there are " + std::to_string(total) + " bins";
+      return QCHECK_INVALID_INPUT;
+    }
+    why = qcheck::validate_case(c->c);
+    if (!why.empty()) return QCHECK_INVALID_INPUT;
+    qcheck::Profile p;
+    const std::string name = profile_name(c->c, profile);
+    if (!qcheck::find_profile(name, &p)) {
+      why = "profile \"" + name + "\" is not a known profile";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::fuzzing::clear_last_bins();
+    qcheck::fuzzing::mark_case_bins(c->c);
+    qcheck::fuzzing::mark_input_bins(c->c, qcheck::build_tensor_set(c->c, qcheck::Poison::kA), p);
+    std::memcpy(bins, qcheck::fuzzing::last_bins(), total);
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_verdict_bins(const qcheck_verdict* v, uint8_t* bins, size_t capacity, size_t* count) {
+  if (v == nullptr || count == nullptr) return QCHECK_INVALID_INPUT;
+  const size_t total = static_cast<size_t>(qcheck::fuzzing::bin_count());
+  *count = total;
+  if (capacity == 0) return QCHECK_OK;
+  if (bins == nullptr || capacity < total) return QCHECK_INVALID_INPUT;
+  qcheck::fuzzing::clear_last_bins();
+  qcheck::fuzzing::mark_verdict_bins(v->verdict);
+  std::memcpy(bins, qcheck::fuzzing::last_bins(), total);
+  return QCHECK_OK;
+}
+
+qcheck_status qcheck_bin_name(size_t index, char* out, size_t capacity, size_t* needed) {
+  if (index >= static_cast<size_t>(qcheck::fuzzing::bin_count())) return QCHECK_INVALID_INPUT;
+  return copy_text(qcheck::fuzzing::bin_name(static_cast<int>(index)), out, capacity, needed);
+}
 
 qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed) {
   std::string names;

@@ -161,6 +161,22 @@ qcheck_status qcheck_verdict_text(const qcheck_verdict* v, char* out, size_t cap
 qcheck_status qcheck_verdict_json(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed);
 void qcheck_verdict_free(qcheck_verdict* v);
 
+/* --- semantic bins (the fuzz loop's feedback) ------------------------------------------ */
+
+/* The semantic bins a case reaches: its shape class, T % 16, heads, path,
+ * dtypes, layouts, alias, recipes, profile, q_scale class, and, from its
+ * inputs under `profile` (NULL: the case's), the special values and UE8M0
+ * exponent buckets. bins[i] is set to 1 or 0 for every bin (*count of
+ * them; ask with capacity 0). A kernel that gives no coverage (Triton) is
+ * fuzzed with these: a case that reaches a bin no earlier case reached is
+ * kept. Not thread-safe. */
+qcheck_status qcheck_case_bins(const qcheck_case* c, const char* profile, uint8_t* bins, size_t capacity,
+                               size_t* count, char* message, size_t message_size);
+/* The verdict's bin (pass, or each mismatch class it found), the same way. */
+qcheck_status qcheck_verdict_bins(const qcheck_verdict* v, uint8_t* bins, size_t capacity, size_t* count);
+/* A bin's name, "group/bin" ("tokens/T=17..31"). */
+qcheck_status qcheck_bin_name(size_t index, char* out, size_t capacity, size_t* needed);
+
 /* The names of the known profiles, comma-separated. */
 qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed);
 

@@ -120,6 +120,19 @@ void mark_bin(BinGroup group, int bin) { mark(group, bin); }
 
 int bin_count() { return kTotalBins; }
 
+void clear_last_bins() { std::memset(g_extra_counters, 0, sizeof g_extra_counters); }
+
+const uint8_t* last_bins() { return g_extra_counters; }
+
+std::string bin_name(int index) {
+  for (int g = 0; g < kBinGroupCount; ++g) {
+    const BinGroupSpec& spec = kBinGroups[g];
+    const int first = bin_index(static_cast<BinGroup>(g), 0);
+    if (index >= first && index < first + spec.count) return std::string(spec.name) + "/" + spec.bins[index - first];
+  }
+  return "";
+}
+
 int bins_reached() {
   int n = 0;
   for (bool r : g_reached) n += r ? 1 : 0;

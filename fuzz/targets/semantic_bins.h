@@ -12,6 +12,7 @@
 // see which bins that corpus reaches).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "fuzz/case.h"
@@ -41,6 +42,13 @@ std::string bins_report();
 // Number of bins, and how many were reached so far.
 int bin_count();
 int bins_reached();
+
+// The bins the last marks set since clear_last_bins() (libFuzzer clears them
+// before each input itself), one byte per bin, and a bin's name
+// ("tokens/T=17..31"). The C API's way to the same feedback; not thread-safe.
+void clear_last_bins();
+const uint8_t* last_bins();
+std::string bin_name(int index);
 
 // Registers the exit-time print when the environment has QCHECK_PRINT_BINS=1.
 void print_bins_at_exit_if_asked();

@@ -13,7 +13,15 @@ from ._capi import API_VERSION, QcheckError, library_path
 from .case import Case
 from .tensors import Tensors
 from .verdict import Verdict, check, expected, run
+from .fuzz import FuzzResult, fuzz
 from . import _capi
+
+
+def assert_passes(case, kernel, device=None, profile=None):
+    """pytest: runs the kernel on the case twice and fails with the verdict
+    and a replay command unless it passes (qcheck.pytest_plugin)."""
+    from .pytest_plugin import assert_passes as check_passes
+    return check_passes(case, kernel, device=device, profile=profile)
 
 
 def profiles():
@@ -21,5 +29,5 @@ def profiles():
     return _capi.text("qcheck_profile_names").split(",")
 
 
-__all__ = ["API_VERSION", "Case", "QcheckError", "Tensors", "Verdict", "check", "expected", "library_path",
-           "profiles", "run"]
+__all__ = ["API_VERSION", "Case", "FuzzResult", "QcheckError", "Tensors", "Verdict", "assert_passes", "check",
+           "expected", "fuzz", "library_path", "profiles", "run"]

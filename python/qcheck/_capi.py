@@ -90,6 +90,9 @@ _signatures = {
     "qcheck_verdict_text": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_verdict_json": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_profile_names": [ctypes.c_char_p, _S, ctypes.POINTER(_S)],
+    "qcheck_case_bins": [_P, ctypes.c_char_p, ctypes.c_char_p, _S, ctypes.POINTER(_S)] + _MSG,
+    "qcheck_verdict_bins": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
+    "qcheck_bin_name": [_S, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
 }
 for _name, _args in _signatures.items():
     _fn = getattr(_lib, _name)

@@ -15,6 +15,7 @@
 #               (libhwy.so.1 and friends); binaries find them through an
 #               $ORIGIN/../lib rpath and the runner's LD_LIBRARY_PATH
 #   corpus/     the repository's corpus folder
+#   python/     the Python package (qcheck over lib/libqcheck.so): PYTHONPATH=DIR/python
 #   qcheck      the front door there: `qcheck fuzz [--mode=pr|batch] [MINUTES]`
 #               (the campaign, run_campaign.sh; also run_fuzz.sh MINUTES) and
 #               `qcheck test LOGDIR` (the gate, run_gpu_gate.sh LOGDIR)
@@ -89,6 +90,12 @@ done <"$build/bundle-tests.tsv"
 
 find "$build" -type f -perm -u+x -name 'qcheck-*' ! -path '*/CMakeFiles/*' -exec cp {} "$out/bin/" \;
 for t in fused_q numerics case_decode; do cp "$fuzz_build/fuzz/targets/${t}_fuzzer" "$out/bin/"; done
+# The Python package and the library it loads (found as DIR/lib from DIR/python/qcheck).
+cp "$build/capi/libqcheck.so" "$out/lib/"
+mkdir -p "$out/python"
+cp -r "$repo/python/qcheck" "$out/python/"
+cp "$repo/python/README.md" "$out/python/"
+find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
 
 # Shared libraries beyond glibc, libstdc++ and libgcc (present on any host).
@@ -101,7 +108,7 @@ done | sort -u | while read -r soname path; do
   cp -L "$path" "$out/lib/$soname"
 done
 
-strip --strip-unneeded "$out"/tests/* "$out"/bin/*_fuzzer "$out"/bin/qcheck-* 2>/dev/null || true
+strip --strip-unneeded "$out"/tests/* "$out"/bin/*_fuzzer "$out"/bin/qcheck-* "$out/lib/libqcheck.so" 2>/dev/null || true
 find "$out/tests" -name manifest.tsv -prune -o -type f -exec chmod +x {} \;
 
 if [[ -d "$repo/corpus" ]]; then cp -r "$repo/corpus" "$out/corpus"; else mkdir -p "$out/corpus"; fi

@@ -87,8 +87,10 @@ while IFS=$'\t' read -r name labels; do
       backends=(--backend=cpu-simd)
       for b in "${cuda_backends[@]}"; do backends+=("--backend=$b"); done
     fi
+    folders=("$here/corpus/$target")
+    [[ $target == capi ]] && folders=("$here/corpus/case_decode" "$here/corpus/fused_q")  # it has no corpus of its own
     for backend in "${backends[@]}"; do
-      timeout "$test_timeout" "$here/tests/$name" $backend "$here/corpus/$target" </dev/null >>"$log" 2>&1 || rc=$?
+      timeout "$test_timeout" "$here/tests/$name" $backend "${folders[@]}" </dev/null >>"$log" 2>&1 || rc=$?
     done
     runs=${#backends[@]}
     record "replay $name" "$([[ $rc -eq 0 ]] && echo PASS || echo FAIL)" \

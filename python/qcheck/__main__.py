@@ -1,0 +1,75 @@
+"""python -m qcheck fuzz MODULE:FUNCTION [options]
+python -m qcheck replay CASE MODULE:FUNCTION [options]
+
+MODULE:FUNCTION names an adapter (python/README.md, "The adapter contract"):
+the module is imported (the current folder is on the path), the function is
+called with each case's tensors. replay exits as qcheck-replay does: 0 pass,
+1 mismatch, 2 invalid input, 3 runtime error (the kernel raised).
+"""
+
+import argparse
+import importlib
+import sys
+import traceback
+
+from . import _capi
+from .case import Case
+from .fuzz import fuzz
+from .verdict import run
+
+
+def adapter(spec):
+    if ":" not in spec:
+        raise SystemExit(f"qcheck: {spec!r} must be MODULE:FUNCTION")
+    module_name, function = spec.split(":", 1)
+    sys.path.insert(0, "")
+    target = importlib.import_module(module_name)
+    for part in function.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m qcheck", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    f = sub.add_parser("fuzz", help="fuzz an adapter")
+    f.add_argument("target")
+    f.add_argument("--minutes", type=float, default=1.0)
+    f.add_argument("--executions", type=int)
+    f.add_argument("--profile")
+    f.add_argument("--case-size", default="tiny", choices=["tiny", "usual", "default"])
+    f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--corpus")
+    f.add_argument("--findings", default="qcheck-findings")
+    f.add_argument("--device", help="a torch device (cuda, cuda:1); numpy arrays when left out")
+    r = sub.add_parser("replay", help="run one case file through an adapter")
+    r.add_argument("case")
+    r.add_argument("target")
+    r.add_argument("--profile")
+    r.add_argument("--device")
+    args = parser.parse_args(argv)
+    kernel = adapter(args.target)
+    if args.command == "fuzz":
+        result = fuzz(kernel, minutes=args.minutes, profile=args.profile, case_size=args.case_size, seed=args.seed,
+                      corpus=args.corpus, device=args.device, findings=args.findings, executions=args.executions)
+        return 1 if result.findings else 0
+    try:
+        case = Case.load(args.case)
+        case.validate()
+    except (OSError, _capi.QcheckError) as e:
+        print(f"qcheck: {e}", file=sys.stderr)
+        return 2
+    try:
+        verdict = run(case, kernel, device=args.device, profile=args.profile, name=args.target)
+    except _capi.QcheckError as e:
+        print(f"qcheck: {e}", file=sys.stderr)
+        return 2
+    except Exception:
+        print("RUNTIME ERROR: the kernel raised\n" + traceback.format_exc(), file=sys.stderr)
+        return 3
+    print(verdict.text, end="")
+    return verdict.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""qcheck.fuzz: a fuzz loop for a kernel called from Python.
+
+Cases come from libqcheck's structure-aware mutator. A Triton or CUDA kernel
+called from Python gives the loop no coverage, so what it keeps is what
+reaches a semantic bin no earlier case reached (the bins libFuzzer gets as
+extra features in the C++ targets: shape classes, T % 16, paths, dtypes,
+layouts, alias, value recipes, special values in the inputs, UE8M0 exponent
+buckets, and the verdict's class). Kept cases are parents of later
+mutations (and are written to `corpus` when given); one case in eight is a
+cross-over of two kept cases, one in sixteen a fresh seed case.
+
+Every case runs the kernel twice (qcheck.run: poison A and B). A mismatch, a
+kernel that raises, or a GPU fault is a finding: the case is saved as JSON in
+`findings` with its verdict and the replay command, and grouped by
+signature. After a CUDA error the process's context is dead; the loop stops
+there (the case that caused it is saved).
+"""
+
+import ctypes
+import random
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from . import _capi
+from .case import Case
+from .tensors import make_tensors
+from .verdict import check
+
+
+def case_bins(case, profile=None):
+    count = ctypes.c_size_t(0)
+    _capi.call("qcheck_case_bins", case._handle, None, None, 0, ctypes.byref(count))
+    bins = ctypes.create_string_buffer(count.value)
+    _capi.call("qcheck_case_bins", case._handle, None if profile is None else profile.encode(), bins,
+               count.value, ctypes.byref(count))
+    return {i for i, b in enumerate(bins.raw) if b}
+
+
+def bin_count():
+    count = ctypes.c_size_t(0)
+    c = Case.from_seed(0, "tiny")
+    _capi.call("qcheck_case_bins", c._handle, None, None, 0, ctypes.byref(count))
+    return count.value
+
+
+def bin_name(index):
+    return _capi.text("qcheck_bin_name", index)
+
+
+class Finding:
+    def __init__(self, case, signature, text, path):
+        self.case, self.signature, self.text, self.path = case, signature, text, path
+
+
+class FuzzResult:
+    """executions, seconds, exec_per_second, bins (reached), findings (Finding
+    list), by_signature (signature -> count), phases (seconds per phase:
+    inputs, kernel, verdict)."""
+
+    def __init__(self):
+        self.executions = 0
+        self.seconds = 0.0
+        self.bins = set()
+        self.findings = []
+        self.by_signature = {}
+        self.phases = {"inputs": 0.0, "kernel": 0.0, "verdict": 0.0}
+        self.stopped = ""
+
+    @property
+    def exec_per_second(self):
+        return self.executions / self.seconds if self.seconds > 0 else 0.0
+
+    def summary(self):
+        lines = [f"qcheck.fuzz: {self.executions} executions in {self.seconds:.1f} s, "
+                 f"{self.exec_per_second:.0f} exec/s; {len(self.bins)} of {bin_count()} semantic bins"]
+        total = sum(self.phases.values()) or 1.0
+        lines.append("time: " + ", ".join(f"{k} {v / max(1, self.executions) * 1e6:.0f} us/exec "
+                                          f"({100 * v / total:.0f}%)" for k, v in self.phases.items()))
+        if self.stopped:
+            lines.append("stopped: " + self.stopped)
+        if not self.findings:
+            lines.append("no findings")
+        else:
+            lines.append(f"FINDINGS: {len(self.findings)} cases in {len(self.by_signature)} groups")
+            for signature, n in sorted(self.by_signature.items()):
+                first = next(f for f in self.findings if f.signature == signature)
+                lines.append(f"  {n} x [{signature}]  first: {first.path}")
+        return "\n".join(lines)
+
+
+def _target_name(kernel):
+    module = getattr(kernel, "__module__", None)
+    name = getattr(kernel, "__qualname__", getattr(kernel, "__name__", None))
+    return f"{module}:{name}" if module and name else "MODULE:FUNCTION"
+
+
+def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=None, device=None,
+         findings="qcheck-findings", max_findings=50, progress=True, executions=None):
+    """Fuzzes `kernel(tensors)` (the adapter contract of python/README.md)
+    for `minutes` (or `executions` cases). Returns a FuzzResult."""
+    rng = random.Random(seed)
+    result = FuzzResult()
+    findings_dir = Path(findings)
+    corpus_dir = Path(corpus) if corpus else None
+    pool = []
+    if corpus_dir and corpus_dir.is_dir():
+        for path in sorted(corpus_dir.iterdir()):
+            try:
+                c = Case.load(path)
+                c.validate()
+                pool.append(c)
+            except _capi.QcheckError:
+                pass
+    target = _target_name(kernel)
+    start = time.monotonic()
+    last_print = start
+    deadline = start + minutes * 60
+    while (executions is None and time.monotonic() < deadline) or (executions is not None and
+                                                                    result.executions < executions):
+        n = result.executions
+        key = rng.getrandbits(64)
+        if not pool or n % 16 == 0:
+            case = Case.from_seed(key, case_size)
+        elif len(pool) > 1 and n % 8 == 1:
+            case = rng.choice(pool).cross_over(rng.choice(pool), key, case_size)
+        else:
+            case = rng.choice(pool).mutate(key, case_size)
+        reached = case_bins(case, profile)
+        verdict, failure = None, None
+        try:
+            runs = []
+            for poison in (0, 1):
+                t0 = time.monotonic()
+                tensors = make_tensors(case, poison, device)
+                t1 = time.monotonic()
+                kernel(tensors)
+                if device is not None and str(device).startswith("cuda"):
+                    import torch
+                    torch.cuda.synchronize()
+                t2 = time.monotonic()
+                result.phases["inputs"] += t1 - t0
+                result.phases["kernel"] += t2 - t1
+                runs.append(tensors)
+            t3 = time.monotonic()
+            verdict = check(case, runs[0], runs[1], profile=profile, kernel=target)
+            result.phases["verdict"] += time.monotonic() - t3
+        except _capi.QcheckError:
+            raise  # the library refused a case it made itself: a bug of qcheck's, not a finding
+        except Exception as e:  # the kernel raised, or the device faulted
+            failure = f"kernel raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            text = failure + "\n" + traceback.format_exc()
+        result.executions += 1
+        new = reached - result.bins
+        result.bins |= reached
+        if new:
+            pool.append(case)
+            if corpus_dir:
+                corpus_dir.mkdir(parents=True, exist_ok=True)
+                case.save(corpus_dir / f"{case.digest}.json")
+        if failure is None and verdict is not None and not verdict.passed:
+            failure, text = verdict.signature or verdict.json.get("verdict"), verdict.text
+        if failure is not None:
+            _record(result, case, failure, text, findings_dir, target, profile)
+            if failure.startswith("kernel raised") and "CUDA" in failure:
+                result.stopped = "a CUDA error: the process's CUDA context is dead (the case is saved)"
+                break
+            if len(result.findings) >= max_findings:
+                result.stopped = f"{max_findings} findings"
+                break
+        now = time.monotonic()
+        if progress and now - last_print >= 10:
+            print(f"[{now - start:6.0f}s] {result.executions} execs, {result.executions / (now - start):.0f}/s, "
+                  f"{len(result.bins)} bins, {len(result.findings)} findings", file=sys.stderr)
+            last_print = now
+    result.seconds = time.monotonic() - start
+    if progress:
+        print(result.summary(), file=sys.stderr)
+    return result
+
+
+def _record(result, case, signature, text, findings_dir, target, profile):
+    findings_dir.mkdir(parents=True, exist_ok=True)
+    path = findings_dir / f"{case.digest}.json"
+    case.save(path)
+    replay = f"python -m qcheck replay {path} {target}" + (f" --profile {profile}" if profile else "")
+    (findings_dir / f"{case.digest}.txt").write_text(text + "\nreplay: " + replay + "\n")
+    result.findings.append(Finding(case, signature, text, path))
+    result.by_signature[signature] = result.by_signature.get(signature, 0) + 1

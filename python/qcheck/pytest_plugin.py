@@ -1,0 +1,78 @@
+"""A pytest plugin: a kernel repository adds one test file,
+
+    pytest_plugins = ["qcheck.pytest_plugin"]
+
+    def test_my_kernel(qcheck_case):
+        qcheck.assert_passes(qcheck_case, my_adapter, device="cuda")
+
+and the test runs once per case: every case file of --qcheck-corpus DIR
+(default: none) and --qcheck-cases N generated cases (default 20, sizes
+--qcheck-size, seeds from --qcheck-seed). The options exist when the plugin
+is loaded before the command line is read (`-p qcheck.pytest_plugin`, or
+pytest_plugins in the root conftest.py); otherwise the environment gives
+them (QCHECK_CORPUS, QCHECK_CASES, QCHECK_CASE_SIZE, QCHECK_SEED). A failure
+prints the verdict and the command that replays the case.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from .case import Case
+from .verdict import run
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("qcheck")
+    group.addoption("--qcheck-corpus", default=None, help="a folder of case files to test")
+    group.addoption("--qcheck-cases", type=int, default=None, help="generated cases to test (20)")
+    group.addoption("--qcheck-size", default=None, choices=["tiny", "usual", "default"])
+    group.addoption("--qcheck-seed", type=int, default=None)
+
+
+def _option(config, name, variable, default, kind=str):
+    value = config.getoption(name, default=None)
+    if value is None:
+        value = os.environ.get(variable, default)
+    return None if value is None else kind(value)
+
+
+def pytest_generate_tests(metafunc):
+    if "qcheck_case" not in metafunc.fixturenames:
+        return
+    config = metafunc.config
+    params, ids = [], []
+    corpus = _option(config, "--qcheck-corpus", "QCHECK_CORPUS", None)
+    if corpus:
+        for path in sorted(Path(corpus).iterdir()):
+            if path.is_file() and not path.name.startswith("README") and path.suffix != ".md":
+                params.append(("file", str(path)))
+                ids.append(path.name)
+    seed = _option(config, "--qcheck-seed", "QCHECK_SEED", 1, int)
+    for i in range(_option(config, "--qcheck-cases", "QCHECK_CASES", 20, int)):
+        params.append(("seed", seed + i))
+        ids.append(f"seed{seed + i}")
+    metafunc.parametrize("qcheck_case", params, ids=ids, indirect=True)
+
+
+@pytest.fixture
+def qcheck_case(request):
+    kind, value = request.param
+    if kind == "file":
+        return Case.load(value)
+    return Case.from_seed(value, _option(request.config, "--qcheck-size", "QCHECK_CASE_SIZE", "tiny"))
+
+
+def assert_passes(case, kernel, device=None, profile=None):
+    """Runs the kernel on the case twice (poison A and B) and fails the test
+    with the verdict and a replay command unless every byte is as expected."""
+    verdict = run(case, kernel, device=device, profile=profile)
+    if not verdict.passed:
+        target = f"{getattr(kernel, '__module__', 'MODULE')}:{getattr(kernel, '__qualname__', 'FUNCTION')}"
+        path = Path(f"qcheck-failure-{case.digest}.json")
+        case.save(path)
+        pytest.fail(f"{verdict.text}\nthe case is saved as {path}; replay it with:\n"
+                    f"  python -m qcheck replay {path} {target}" + (f" --profile {profile}" if profile else ""),
+                    pytrace=False)
+    return verdict

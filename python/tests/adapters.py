@@ -1,0 +1,28 @@
+"""Adapters for the fuzz, replay and plugin tests (numpy "kernels" that
+write the oracle's outputs, and planted bugs on top of that)."""
+
+import numpy as np
+
+import qcheck
+
+
+def correct(tensors):
+    want = qcheck.expected(tensors.case)
+    for name, info in tensors.info.items():
+        if info.role == 1:
+            tensors[name][...] = want[name]
+
+
+def skips_tail_token(tensors):
+    """A missing tail guard's twin: the last token of a partial block of 16 is left out."""
+    correct(tensors)
+    if tensors.case["num_tokens"] % 16 != 0:
+        poison = 0xFF if tensors.poison == 0 else 0x5B
+        last = tensors["index_q_fp8"][-1] if tensors.case["has_indexer"] else tensors["query_out"][-1]
+        last[...] = poison if last.dtype == np.uint8 else poison * 0x0101
+
+
+def raises_on_odd_heads(tensors):
+    if tensors.case["mqa_heads"] % 2 == 1:
+        raise ValueError("odd H is not supported")
+    correct(tensors)
