@@ -13,6 +13,8 @@
 #include "fuzz/case_file.h"
 #include "fuzz/case_json.h"
 #include "fuzz/compare.h"
+#include "fuzz/minimize.h"
+#include "fuzz/minimize_report.h"
 #include "fuzz/prng.h"
 #include "fuzz/targets/case_mutator.h"
 #include "fuzz/targets/semantic_bins.h"
@@ -28,6 +30,10 @@ struct qcheck_case {
 struct qcheck_verdict {
   qcheck::Verdict verdict;
   qcheck::Case c;
+};
+
+struct qcheck_minimized {
+  qcheck::MinimizeResult result;
 };
 
 namespace {
@@ -487,6 +493,76 @@ qcheck_status qcheck_bin_name(size_t index, char* out, size_t capacity, size_t* 
   if (index >= static_cast<size_t>(qcheck::fuzzing::bin_count())) return QCHECK_INVALID_INPUT;
   return copy_text(qcheck::fuzzing::bin_name(static_cast<int>(index)), out, capacity, needed);
 }
+
+qcheck_status qcheck_minimize(const qcheck_case* c, qcheck_evaluate_fn evaluate, void* user,
+                              const qcheck_minimize_options* options, qcheck_minimized** out, char* message,
+                              size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (c == nullptr || evaluate == nullptr || out == nullptr) {
+      why = "case, evaluate or out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    if (options != nullptr && options->struct_size < sizeof(qcheck_minimize_options)) {
+      why = "options->struct_size = " + std::to_string(options->struct_size) + ", this library needs " +
+            std::to_string(sizeof(qcheck_minimize_options));
+      return QCHECK_INVALID_INPUT;
+    }
+    why = qcheck::validate_case(c->c);
+    if (!why.empty()) return QCHECK_INVALID_INPUT;
+    // The caller's observation: exit code, then its failure lines.
+    const qcheck::Evaluate judge = [evaluate, user](const Case& candidate) {
+      qcheck_case handle{candidate};
+      std::vector<char> failure(8192, '\0');
+      qcheck::Observation o;
+      o.exit_code = evaluate(&handle, user, failure.data(), failure.size());
+      failure.back() = '\0';
+      const std::string lines(failure.data());
+      size_t at = lines.find('\n');
+      o.failure = lines.substr(0, at);
+      while (at != std::string::npos) {
+        const size_t next = lines.find('\n', at + 1);
+        const std::string line = lines.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+        if (!line.empty()) o.signatures.push_back(line);
+        at = next;
+      }
+      return o;
+    };
+    const qcheck::Observation target = judge(c->c);
+    if (target.exit_code == 0) {
+      why = "the case passes: nothing to minimize";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::MinimizeOptions o;
+    o.budget_seconds = options != nullptr && options->budget_seconds > 0 ? options->budget_seconds : 60;
+    o.explain = options == nullptr || options->explain != 0;
+    *out = new qcheck_minimized{qcheck::minimize(c->c, target, judge, o)};
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_minimized_case(const qcheck_minimized* m, qcheck_case** out) {
+  if (m == nullptr || out == nullptr) return QCHECK_INVALID_INPUT;
+  *out = new qcheck_case{m->result.minimized};
+  return QCHECK_OK;
+}
+
+qcheck_status qcheck_minimized_report(const qcheck_minimized* m, const char* kernel, const char* differs,
+                                      const char* replay_command, char* out, size_t capacity, size_t* needed) {
+  if (m == nullptr) return QCHECK_INVALID_INPUT;
+  return copy_text(qcheck::minimize_report(m->result, kernel != nullptr ? kernel : "outside kernel",
+                                           differs != nullptr ? differs : "", replay_command != nullptr ? replay_command : ""),
+                   out, capacity, needed);
+}
+
+qcheck_status qcheck_minimized_pytest(const qcheck_minimized* m, const char* adapter, const char* profile,
+                                      const char* device, char* out, size_t capacity, size_t* needed) {
+  if (m == nullptr || adapter == nullptr) return QCHECK_INVALID_INPUT;
+  return copy_text(qcheck::regression_pytest_source(m->result, adapter, profile != nullptr ? profile : "",
+                                                    device != nullptr ? device : ""),
+                   out, capacity, needed);
+}
+
+void qcheck_minimized_free(qcheck_minimized* m) { delete m; }
 
 qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed) {
   std::string names;

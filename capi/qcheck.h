@@ -177,6 +177,41 @@ qcheck_status qcheck_verdict_bins(const qcheck_verdict* v, uint8_t* bins, size_t
 /* A bin's name, "group/bin" ("tokens/T=17..31"). */
 qcheck_status qcheck_bin_name(size_t index, char* out, size_t capacity, size_t* needed);
 
+/* --- the minimizer, for a kernel the caller runs ------------------------------------------- */
+
+/* The caller's judge of one candidate: it runs its kernel on `candidate`
+ * (twice, as qcheck_judge wants) and returns the verdict's exit code (0..3),
+ * writing into failure[failure_size] the primary failure on the first line
+ * (the verdict's signature, or "runtime error: ..." when the kernel raised)
+ * and, on the following lines, every signature of the verdict. */
+typedef int (*qcheck_evaluate_fn)(const qcheck_case* candidate, void* user, char* failure, size_t failure_size);
+
+typedef struct {
+  uint32_t struct_size;
+  double budget_seconds; /* for the shrink passes; 0: 60 */
+  int32_t explain;       /* 1: change each field of the result alone afterwards */
+} qcheck_minimize_options;
+
+typedef struct qcheck_minimized qcheck_minimized; /* opaque; free with qcheck_minimized_free */
+
+/* Shrinks `c`, which fails under `evaluate`, to the smallest case that fails
+ * the same way (the qcheck-minimize passes: tools/minimize). The caller runs
+ * the determinism gate first (its kernel, its runs). */
+qcheck_status qcheck_minimize(const qcheck_case* c, qcheck_evaluate_fn evaluate, void* user,
+                              const qcheck_minimize_options* options, qcheck_minimized** out, char* message,
+                              size_t message_size);
+/* The minimized case (a new handle). */
+qcheck_status qcheck_minimized_case(const qcheck_minimized* m, qcheck_case** out);
+/* report.txt around `differs` (the minimized case's verdict text), with the
+ * replay command; and test_regression.py: a pytest test that runs
+ * `adapter` ("MODULE:FUNCTION") on the minimized case under `profile` (NULL:
+ * the case's) and expects it to pass. */
+qcheck_status qcheck_minimized_report(const qcheck_minimized* m, const char* kernel, const char* differs,
+                                      const char* replay_command, char* out, size_t capacity, size_t* needed);
+qcheck_status qcheck_minimized_pytest(const qcheck_minimized* m, const char* adapter, const char* profile,
+                                      const char* device, char* out, size_t capacity, size_t* needed);
+void qcheck_minimized_free(qcheck_minimized* m);
+
 /* The names of the known profiles, comma-separated. */
 qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed);
 

@@ -182,4 +182,23 @@ std::string regression_test_source(const MinimizeResult& r, const std::string& b
   return s.str();
 }
 
+std::string regression_pytest_source(const MinimizeResult& r, const std::string& adapter, const std::string& profile,
+                                     const std::string& device) {
+  const size_t colon = adapter.find(':');
+  const std::string module = adapter.substr(0, colon), function = colon == std::string::npos ? "" : adapter.substr(colon + 1);
+  std::ostringstream s;
+  s << "# Regression test written by qcheck.minimize. The case failed on " << adapter << " with\n"
+    << "# " << r.target.text() << ";\n"
+    << "# it must pass once the bug is fixed.\n"
+    << "#   " << describe(r.minimized) << "\n"
+    << "import qcheck\n"
+    << "from " << module << " import " << function.substr(0, function.find('.')) << "\n\n"
+    << "CASE = r'''" << case_to_json(r.minimized) << "'''\n\n\n"
+    << "def test_regression_" << case_digest(r.minimized) << "():\n"
+    << "    case = qcheck.Case.from_json(CASE)\n"
+    << "    qcheck.assert_passes(case, " << function << (device.empty() ? "" : ", device=\"" + device + "\"")
+    << (profile.empty() ? "" : ", profile=\"" + profile + "\"") << ")\n";
+  return s.str();
+}
+
 }  // namespace qcheck

@@ -34,4 +34,10 @@ std::string minimize_report(const MinimizeResult& r, const std::string& backend,
 // backend's own): it fails until the bug is fixed, then guards the fix.
 std::string regression_test_source(const MinimizeResult& r, const std::string& backend, const std::string& profile);
 
+// test_regression.py: the same for pytest users: one test that runs the
+// adapter `adapter` ("MODULE:FUNCTION", python/README.md) on the minimized
+// case twice (on torch `device`, or numpy when empty) and expects it to pass.
+std::string regression_pytest_source(const MinimizeResult& r, const std::string& adapter, const std::string& profile,
+                                     const std::string& device);
+
 }  // namespace qcheck

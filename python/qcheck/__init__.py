@@ -14,6 +14,7 @@ from .case import Case
 from .tensors import Tensors
 from .verdict import Verdict, check, expected, run
 from .fuzz import FuzzResult, fuzz
+from .minimize import Minimized, minimize
 from . import _capi
 
 
@@ -29,5 +30,5 @@ def profiles():
     return _capi.text("qcheck_profile_names").split(",")
 
 
-__all__ = ["API_VERSION", "Case", "FuzzResult", "QcheckError", "Tensors", "Verdict", "assert_passes", "check",
-           "expected", "fuzz", "library_path", "profiles", "run"]
+__all__ = ["API_VERSION", "Case", "FuzzResult", "Minimized", "QcheckError", "Tensors", "Verdict", "assert_passes",
+           "check", "expected", "fuzz", "library_path", "minimize", "profiles", "run"]

@@ -33,6 +33,13 @@ class TensorInfo(ctypes.Structure):
                 ("strides", ctypes.c_int64 * 3), ("buffer", ctypes.c_int32), ("offset_bytes", ctypes.c_uint64)]
 
 
+class MinimizeOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("budget_seconds", ctypes.c_double), ("explain", ctypes.c_int32)]
+
+
+EVALUATE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+
+
 class VerdictOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("profile", ctypes.c_char_p), ("kernel", ctypes.c_char_p),
                 ("max_listed", ctypes.c_uint32)]
@@ -93,12 +100,18 @@ _signatures = {
     "qcheck_case_bins": [_P, ctypes.c_char_p, ctypes.c_char_p, _S, ctypes.POINTER(_S)] + _MSG,
     "qcheck_verdict_bins": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_bin_name": [_S, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
+    "qcheck_minimize": [_P, EVALUATE, _P, ctypes.POINTER(MinimizeOptions), ctypes.POINTER(_P)] + _MSG,
+    "qcheck_minimized_case": [_P, ctypes.POINTER(_P)],
+    "qcheck_minimized_report": [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _S,
+                                ctypes.POINTER(_S)],
+    "qcheck_minimized_pytest": [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _S,
+                                ctypes.POINTER(_S)],
 }
 for _name, _args in _signatures.items():
     _fn = getattr(_lib, _name)
     _fn.argtypes = _args
     _fn.restype = ctypes.c_int
-for _name in ("qcheck_case_free", "qcheck_verdict_free"):
+for _name in ("qcheck_case_free", "qcheck_verdict_free", "qcheck_minimized_free"):
     getattr(_lib, _name).argtypes = [_P]
     getattr(_lib, _name).restype = None
 

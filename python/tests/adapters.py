@@ -26,3 +26,14 @@ def raises_on_odd_heads(tensors):
     if tensors.case["mqa_heads"] % 2 == 1:
         raise ValueError("odd H is not supported")
     correct(tensors)
+
+
+_calls = [0]
+
+
+def races(tensors):
+    """A race's twin: every other call flips a bit of the first output element."""
+    correct(tensors)
+    _calls[0] += 1
+    if _calls[0] % 2 == 0:
+        tensors["query_out"].reshape(-1)[:1] ^= 1

@@ -1,0 +1,108 @@
+"""qcheck.minimize: the C++ minimizer (tools/minimize) over a kernel called
+from Python. libqcheck shrinks the case; every candidate it proposes comes
+back here through a callback that runs the kernel twice and returns the
+verdict, so the result keeps the same failure on this very kernel."""
+
+import ctypes
+import re
+import traceback
+from pathlib import Path
+
+from . import _capi
+from .case import Case
+from .tensors import make_tensors
+from .verdict import run
+
+
+def _observation(case, kernel, device, profile):
+    """(exit code, failure lines) as libqcheck's Observation wants them."""
+    try:
+        verdict = run(case, kernel, device=device, profile=profile)
+    except _capi.QcheckError:
+        raise
+    except Exception as e:  # the kernel raised: the failure is its kind, digits masked
+        return 3, re.sub(r"[0-9]+", "#", f"runtime error: kernel raised {type(e).__name__}: {e}".splitlines()[0])
+    if verdict.passed:
+        return 0, ""
+    lines = [verdict.signature or verdict.json.get("reason", "")]
+    lines += [f"{c['tensor']}/{c['part']}/{c['class']}" for c in verdict.json.get("counts", [])]
+    return verdict.exit_code, "\n".join(lines)
+
+
+class Minimized:
+    """case (the minimized Case), report (report.txt), pytest
+    (test_regression.py), out (the folder written), nondeterministic."""
+
+    def __init__(self, case, report, pytest, out, nondeterministic=False):
+        self.case, self.report, self.pytest, self.out = case, report, pytest, out
+        self.nondeterministic = nondeterministic
+
+
+def _same_runs(case, kernel, device):
+    """The determinism gate: two runs from the same bytes write the same bytes."""
+    first, second = make_tensors(case, 0, device), make_tensors(case, 0, device)
+    kernel(first)
+    kernel(second)
+    return all(a.tobytes() == b.tobytes() for a, b in zip(first.host_raw(), second.host_raw()))
+
+
+def minimize(case, kernel, device=None, profile=None, budget=60.0, out=None, adapter=None, explain=True):
+    """Shrinks `case`, which fails on `kernel`, to the smallest case that fails
+    the same way, and writes into `out` (default minimized-DIGEST):
+    minimized.json, minimized.case, report.txt, test_regression.py (a
+    pytest test for `adapter`, "MODULE:FUNCTION", default the kernel's own)
+    and replay.txt. A kernel whose runs differ is reported and not shrunk."""
+    adapter = adapter or f"{kernel.__module__}:{kernel.__qualname__}"
+    out = Path(out or f"minimized-{case.digest}")
+    out.mkdir(parents=True, exist_ok=True)
+    if not _same_runs(case, kernel, device):
+        report = (f"qcheck.minimize: NONDETERMINISTIC on {adapter}: two runs of the same inputs wrote different "
+                  f"bytes; not minimized (a race is not a fixed bug)\ncase: {case}\n")
+        (out / "report.txt").write_text(report)
+        return Minimized(case, report, "", out, nondeterministic=True)
+
+    errors = []
+
+    def evaluate(candidate, user, failure, size):
+        try:
+            handle = ctypes.c_void_p(candidate)
+            copy = ctypes.c_void_p()
+            # The candidate belongs to libqcheck: a copy of it through its bytes.
+            needed = ctypes.c_size_t(0)
+            msg = ctypes.create_string_buffer(256)
+            _capi.lib().qcheck_case_encode(handle, _capi.FORM_BINARY, None, 0, ctypes.byref(needed), msg, 256)
+            data = ctypes.create_string_buffer(needed.value)
+            _capi.lib().qcheck_case_encode(handle, _capi.FORM_BINARY, data, needed.value, ctypes.byref(needed), msg, 256)
+            _capi.call("qcheck_case_decode", data.raw, needed.value, ctypes.byref(copy))
+            code, lines = _observation(Case(copy.value), kernel, device, profile)
+            encoded = lines.encode()[:size - 1] + b"\0"
+            ctypes.memmove(failure, encoded, len(encoded))
+            return code
+        except BaseException:  # never let an exception cross into C++
+            errors.append(traceback.format_exc())
+            return 3
+
+    callback = _capi.EVALUATE(evaluate)
+    options = _capi.MinimizeOptions(ctypes.sizeof(_capi.MinimizeOptions), float(budget), 1 if explain else 0)
+    handle = ctypes.c_void_p()
+    _capi.call("qcheck_minimize", case._handle, callback, None, ctypes.byref(options), ctypes.byref(handle))
+    try:
+        if errors:
+            raise RuntimeError("qcheck.minimize: the evaluation failed:\n" + errors[0])
+        minimized_handle = ctypes.c_void_p()
+        _capi.lib().qcheck_minimized_case(handle, ctypes.byref(minimized_handle))
+        minimized = Case(minimized_handle.value)
+        verdict = run(minimized, kernel, device=device, profile=profile)
+        replay = f"python -m qcheck replay {out / 'minimized.json'} {adapter}" + (f" --profile {profile}" if profile else "")
+        report = _capi.text("qcheck_minimized_report", handle, adapter.encode(), verdict.text.encode(), replay.encode())
+        pytest = _capi.text("qcheck_minimized_pytest", handle, adapter.encode(),
+                            None if profile is None else profile.encode(), None if device is None else str(device).encode())
+    finally:
+        _capi.lib().qcheck_minimized_free(handle)
+    minimized.save(out / "minimized.json")
+    minimized.save(out / "minimized.case")
+    for name, text in (("report.txt", report), ("test_regression.py", pytest), ("replay.txt", replay + "\n")):
+        partial = out / (name + ".partial")
+        partial.write_text(text)
+        partial.replace(out / name)
+    return Minimized(minimized, report, pytest, out)
