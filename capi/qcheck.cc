@@ -153,6 +153,37 @@ qcheck_status valid_case_and_buffers(const qcheck_case* c, const void* buffers, 
   return QCHECK_OK;
 }
 
+// The frame of the two plan calls: a valid case, *count set (all a caller
+// asking with capacity 0 gets), then each entry checked for its struct_size
+// and filled by fill(plan, i, entry).
+template <typename Info, typename Size, typename Fill>
+qcheck_status plan_entries(const qcheck_case* c, Info* out, size_t capacity, size_t* count, std::string& why,
+                           Size entries, Fill fill) {
+  if (c == nullptr || count == nullptr) {
+    why = "case or count is NULL";
+    return QCHECK_INVALID_INPUT;
+  }
+  why = qcheck::validate_case(c->c);
+  if (!why.empty()) return QCHECK_INVALID_INPUT;
+  const qcheck::TensorPlan plan = qcheck::plan_tensors(c->c);
+  const size_t n = entries(plan);
+  *count = n;
+  if (capacity == 0) return QCHECK_OK;
+  if (out == nullptr || capacity < n) {
+    why = "out holds " + std::to_string(capacity) + " entries, the plan has " + std::to_string(n);
+    return QCHECK_INVALID_INPUT;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (out[i].struct_size < sizeof(Info)) {
+      why = "out[" + std::to_string(i) + "].struct_size = " + std::to_string(out[i].struct_size) +
+            ", this library needs " + std::to_string(sizeof(Info));
+      return QCHECK_INVALID_INPUT;
+    }
+    fill(plan, i, out[i]);
+  }
+  return QCHECK_OK;
+}
+
 std::string profile_name(const Case& c, const char* profile) {
   return profile == nullptr || profile[0] == '\0' ? c.profile : std::string(profile);
 }
@@ -271,78 +302,44 @@ qcheck_status qcheck_case_digest(const qcheck_case* c, char* out, size_t capacit
 qcheck_status qcheck_plan_buffers(const qcheck_case* c, qcheck_buffer_info* out, size_t capacity, size_t* count,
                                   char* message, size_t message_size) {
   return guarded(message, message_size, [&](std::string& why) {
-    if (c == nullptr || count == nullptr) {
-      why = "case or count is NULL";
-      return QCHECK_INVALID_INPUT;
-    }
-    why = qcheck::validate_case(c->c);
-    if (!why.empty()) return QCHECK_INVALID_INPUT;
-    const qcheck::TensorPlan plan = qcheck::plan_tensors(c->c);
-    *count = plan.buffers.size();
-    if (capacity == 0) return QCHECK_OK;
-    if (out == nullptr || capacity < plan.buffers.size()) {
-      why = "out holds " + std::to_string(capacity) + " entries, the plan has " + std::to_string(plan.buffers.size());
-      return QCHECK_INVALID_INPUT;
-    }
-    for (size_t i = 0; i < plan.buffers.size(); ++i) {
-      if (out[i].struct_size < sizeof(qcheck_buffer_info)) {
-        why = "out[" + std::to_string(i) + "].struct_size = " + std::to_string(out[i].struct_size) + ", this library needs " +
-              std::to_string(sizeof(qcheck_buffer_info));
-        return QCHECK_INVALID_INPUT;
-      }
-      const qcheck::BufferPlan& b = plan.buffers[i];
-      copy_name(out[i].name, b.name);
-      out[i].bytes = static_cast<uint64_t>(b.payload_bytes) + 2 * qcheck::GuardedBuffer::kSentinelBytes;
-      out[i].is_output = b.is_output ? 1 : 0;
-    }
-    return QCHECK_OK;
+    return plan_entries(c, out, capacity, count, why, [](const qcheck::TensorPlan& p) { return p.buffers.size(); },
+                        [](const qcheck::TensorPlan& plan, size_t i, qcheck_buffer_info& b) {
+                          copy_name(b.name, plan.buffers[i].name);
+                          b.bytes = static_cast<uint64_t>(plan.buffers[i].payload_bytes) +
+                                    2 * qcheck::GuardedBuffer::kSentinelBytes;
+                          b.is_output = plan.buffers[i].is_output ? 1 : 0;
+                        });
   });
 }
 
 qcheck_status qcheck_plan_tensors(const qcheck_case* c, qcheck_tensor_info* out, size_t capacity, size_t* count,
                                   int32_t* aliased, char* message, size_t message_size) {
   return guarded(message, message_size, [&](std::string& why) {
-    if (c == nullptr || count == nullptr) {
-      why = "case or count is NULL";
-      return QCHECK_INVALID_INPUT;
-    }
-    why = qcheck::validate_case(c->c);
-    if (!why.empty()) return QCHECK_INVALID_INPUT;
-    const qcheck::TensorPlan plan = qcheck::plan_tensors(c->c);
-    *count = plan.tensors.size();
-    if (aliased != nullptr) *aliased = c->c.alias == qcheck::AliasMode::kExactFront ? 1 : 0;
-    if (capacity == 0) return QCHECK_OK;
-    if (out == nullptr || capacity < plan.tensors.size()) {
-      why = "out holds " + std::to_string(capacity) + " entries, the plan has " + std::to_string(plan.tensors.size());
-      return QCHECK_INVALID_INPUT;
-    }
-    for (size_t i = 0; i < plan.tensors.size(); ++i) {
-      if (out[i].struct_size < sizeof(qcheck_tensor_info)) {
-        why = "out[" + std::to_string(i) + "].struct_size = " + std::to_string(out[i].struct_size) + ", this library needs " +
-              std::to_string(sizeof(qcheck_tensor_info));
-        return QCHECK_INVALID_INPUT;
-      }
-      const qcheck::TensorGeometry& g = plan.tensors[i];
-      qcheck_tensor_info& t = out[i];
-      copy_name(t.name, qcheck::name_of(g.id));
-      t.role = g.role == qcheck::TensorRole::kInput    ? QCHECK_ROLE_INPUT
-               : g.role == qcheck::TensorRole::kOutput ? QCHECK_ROLE_OUTPUT
-                                                       : QCHECK_ROLE_UNTOUCHED_OUTPUT;
-      t.dtype = dtype_of(g.type);
-      const bool cache = g.id == qcheck::TensorId::kMqaCache || g.id == qcheck::TensorId::kIndexerCache;
-      const bool positions = g.id == qcheck::TensorId::kPositions;
-      t.ndim = positions ? 1 : cache ? 2 : 3;
-      const int64_t shape[3] = {g.rows, g.cols, g.width};
-      const int64_t strides[3] = {g.row_stride, g.col_stride, 1};
-      for (int d = 0; d < 3; ++d) {
-        t.shape[d] = d < t.ndim ? shape[positions || !cache ? d : (d == 0 ? 0 : 2)] : 0;
-        t.strides[d] = d < t.ndim ? strides[positions || !cache ? d : (d == 0 ? 0 : 2)] : 0;
-      }
-      t.buffer = g.buffer;
-      t.offset_bytes = qcheck::GuardedBuffer::kSentinelBytes +
-                       static_cast<uint64_t>(g.offset) * static_cast<uint64_t>(qcheck::element_bytes(g.type));
-    }
-    return QCHECK_OK;
+    if (c != nullptr && aliased != nullptr) *aliased = c->c.alias == qcheck::AliasMode::kExactFront ? 1 : 0;
+    return plan_entries(c, out, capacity, count, why, [](const qcheck::TensorPlan& p) { return p.tensors.size(); },
+                        [](const qcheck::TensorPlan& plan, size_t i, qcheck_tensor_info& t) {
+                          const qcheck::TensorGeometry& g = plan.tensors[i];
+                          copy_name(t.name, qcheck::name_of(g.id));
+                          t.role = g.role == qcheck::TensorRole::kInput    ? QCHECK_ROLE_INPUT
+                                   : g.role == qcheck::TensorRole::kOutput ? QCHECK_ROLE_OUTPUT
+                                                                           : QCHECK_ROLE_UNTOUCHED_OUTPUT;
+                          t.dtype = dtype_of(g.type);
+                          // Positions are [T], caches [P, R], the rest [T, heads, width].
+                          const bool cache = g.id == qcheck::TensorId::kMqaCache || g.id == qcheck::TensorId::kIndexerCache;
+                          const bool positions = g.id == qcheck::TensorId::kPositions;
+                          t.ndim = positions ? 1 : cache ? 2 : 3;
+                          const int64_t shape[3] = {g.rows, g.cols, g.width};
+                          const int64_t strides[3] = {g.row_stride, g.col_stride, 1};
+                          const int axes[3] = {0, cache ? 2 : 1, 2};
+                          for (int d = 0; d < 3; ++d) {
+                            t.shape[d] = d < t.ndim ? shape[axes[d]] : 0;
+                            t.strides[d] = d < t.ndim ? strides[axes[d]] : 0;
+                          }
+                          t.buffer = g.buffer;
+                          t.offset_bytes = qcheck::GuardedBuffer::kSentinelBytes +
+                                           static_cast<uint64_t>(g.offset) *
+                                               static_cast<uint64_t>(qcheck::element_bytes(g.type));
+                        });
   });
 }
 
