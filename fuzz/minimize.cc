@@ -183,6 +183,10 @@ MinimizeResult minimize(const Case& original, const Observation& target, const E
 
   if (options.explain) {
     for (const Simplification& s : field_alternatives(best)) {
+      if (seconds_since(start) > options.budget_seconds) {
+        r.budget_exhausted = true;  // the explain phase is cut short too
+        break;
+      }
       Case changed_case = best;
       if (!s.apply(changed_case) || changed_case == best || !validate_case(changed_case).empty()) continue;
       FieldEffect effect;

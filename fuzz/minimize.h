@@ -44,7 +44,7 @@ using Evaluate = std::function<Observation(const Case&)>;
 Evaluate evaluate_in_process(const Backend& backend, const VerdictOptions& options);
 
 struct MinimizeOptions {
-  double budget_seconds = 60;  // wall time for the shrink passes (the explain phase runs after)
+  double budget_seconds = 60;  // wall time for the shrink passes and the explain phase together
   bool explain = true;
   std::function<void(const std::string&)> log;  // one line per accepted step, when set
 };
@@ -66,7 +66,7 @@ struct MinimizeResult {
   int evaluations = 0;            // verdicts run (each runs the oracle once)
   int candidates = 0;             // simplifications tried (valid and different)
   double seconds = 0;             // shrinking and explaining
-  bool budget_exhausted = false;  // stopped before the fixpoint
+  bool budget_exhausted = false;  // stopped before the fixpoint, or before every field was explained
   int64_t elements_before = 0, elements_after = 0;  // tensor elements of the two cases
 };
 

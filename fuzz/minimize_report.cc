@@ -148,7 +148,7 @@ std::string minimize_report(const MinimizeResult& r, const std::string& backend,
                 "%zu steps kept of %d tried; %d verdicts (oracle calls); %.2f s%s\n"
                 "elements %lld -> %lld (%.1fx smaller)\n",
                 r.steps.size(), r.candidates, r.evaluations, r.seconds,
-                r.budget_exhausted ? " (the budget ended before the fixpoint)" : "",
+                r.budget_exhausted ? " (the budget ended before the fixpoint or before every field was explained)" : "",
                 static_cast<long long>(r.elements_before), static_cast<long long>(r.elements_after),
                 r.elements_after > 0 ? double(r.elements_before) / double(r.elements_after) : 0.0);
   s << stats;

@@ -42,6 +42,9 @@ const char* name_of(ShrinkPass pass);
 // The simplifications of one pass for a valid case `c`.
 std::vector<Simplification> simplifications(const Case& c, ShrinkPass pass);
 
+// The value passes alone (kZeroTensors .. kSimpleValues; fuzz/shrink_values.cc).
+std::vector<Simplification> value_simplifications(const Case& c, ShrinkPass pass);
+
 // One alternative value per field of `c`, for the explain phase: (field,
 // change) pairs that leave a valid case where they apply.
 std::vector<Simplification> field_alternatives(const Case& c);

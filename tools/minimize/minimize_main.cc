@@ -1,5 +1,6 @@
 // qcheck-minimize CASE --backend B [--profile P] [--oracle scalar|simd] [--budget SECONDS]
-//                 [--out DIR] [--save-regression] [--corpus DIR] [--isolate] [--no-explain]
+//                 [--out DIR] [--save-regression] [--corpus DIR] [--isolate] [--timeout SECONDS]
+//                 [--no-explain]
 //
 // Shrinks a failing case (a libFuzzer artifact, a corpus file or a JSON case)
 // to the smallest one that fails the same way on backend B (fuzz/minimize.h),
@@ -47,7 +48,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: qcheck-minimize CASE --backend B [--profile P] [--oracle scalar|simd] [--budget SECONDS]\n"
-    "                       [--out DIR] [--save-regression] [--corpus DIR] [--isolate] [--no-explain]\n";
+    "                       [--out DIR] [--save-regression] [--corpus DIR] [--isolate] [--timeout SECONDS]\n"
+    "                       [--no-explain]\n";
 
 int refuse(const std::string& message) {
   std::fprintf(stderr, "qcheck-minimize: %s\n", message.c_str());
@@ -58,6 +60,7 @@ struct Settings {
   std::string case_path, backend_name, out_dir, corpus_dir, observe_path;
   qcheck::VerdictOptions verdict;
   double budget = 60;
+  double timeout = 60;  // a run in a fresh process that takes longer is a hang
   bool save_regression = false, isolate = false, explain = true;
 };
 
@@ -80,7 +83,7 @@ qcheck::Observation failed_run(const std::string& why) {
 // there ends that process, not the minimizer. The child prints the
 // observation on its first line, its signatures (tab-separated) on the
 // second and what_differs after them. A child that dies is a crash; one
-// that runs past 120 s is a hang.
+// that runs past --timeout seconds is a hang.
 qcheck::Observation observe_in_child(const Settings& s, const qcheck::Case& c, std::string* differs = nullptr) {
   char path[] = "/tmp/qcheck-minimize-XXXXXX";
   const int fd = mkstemp(path);
@@ -106,7 +109,7 @@ qcheck::Observation observe_in_child(const Settings& s, const qcheck::Case& c, s
     const auto start = std::chrono::steady_clock::now();
     bool hung = false;
     while (waitpid(pid, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(120)) {
+      if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(s.timeout)) {
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
         hung = true;
@@ -119,7 +122,7 @@ qcheck::Observation observe_in_child(const Settings& s, const qcheck::Case& c, s
     std::getline(in, first);
     std::getline(in, signatures);
     if (hung) {
-      o = failed_run("timeout: the run did not end within 120 s");
+      o = failed_run("timeout: the run did not end within " + std::to_string(static_cast<int>(s.timeout)) + " s");
     } else if (WIFSIGNALED(status)) {
       o = failed_run("crash: signal " + std::to_string(WTERMSIG(status)));
     } else if (first.rfind("observation ", 0) == 0) {
@@ -182,7 +185,7 @@ int parse(int argc, char** argv, Settings* s) {
     const std::string arg = argv[i];
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const bool takes_value = arg == "--backend" || arg == "--profile" || arg == "--oracle" || arg == "--budget" ||
-                             arg == "--out" || arg == "--corpus" || arg == "--observe";
+                             arg == "--out" || arg == "--corpus" || arg == "--observe" || arg == "--timeout";
     const char* v = takes_value ? value() : nullptr;
     if (takes_value && v == nullptr) return refuse(arg + " needs a value");
     if (arg == "--help" || arg == "-h") {
@@ -200,6 +203,12 @@ int parse(int argc, char** argv, Settings* s) {
       s->budget = std::strtod(v, &end);
       if (*v == '\0' || *end != '\0' || !(s->budget > 0 && s->budget <= 86400)) {
         return refuse(std::string("--budget must be seconds in (0, 86400], not ") + v);
+      }
+    } else if (arg == "--timeout") {
+      char* end = nullptr;
+      s->timeout = std::strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || !(s->timeout > 0 && s->timeout <= 86400)) {
+        return refuse(std::string("--timeout must be seconds in (0, 86400], not ") + v);
       }
     } else if (arg == "--out") {
       s->out_dir = v;

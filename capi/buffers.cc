@@ -1,0 +1,242 @@
+// The C API's tensors and verdicts: the plan, the buffers a run starts
+// from, the oracle's outputs, the judge over a caller's runs.
+#include "capi/capi_edge.h"
+
+#include <memory>
+#include <vector>
+
+#include "fuzz/compare.h"
+#include "fuzz/tensors.h"
+#include "reference/fused_q_oracle.h"
+#include "reference/row_ops.h"
+
+using namespace qcheck::capi;
+
+namespace {
+
+void copy_name(char (&to)[32], const std::string& name) {
+  std::memset(to, 0, sizeof to);
+  std::memcpy(to, name.data(), std::min(name.size(), sizeof to - 1));
+}
+
+int32_t dtype_of(qcheck::ElementType t) {
+  switch (t) {
+    case qcheck::ElementType::kInt64: return QCHECK_DTYPE_INT64;
+    case qcheck::ElementType::kF32: return QCHECK_DTYPE_F32;
+    case qcheck::ElementType::kBf16: return QCHECK_DTYPE_BF16;
+    case qcheck::ElementType::kE4m3: return QCHECK_DTYPE_E4M3;
+  }
+  return -1;
+}
+
+// A tensor set of the case whose buffers hold the caller's bytes.
+qcheck_status set_from(const Case& c, const uint8_t* const* buffers, size_t count, qcheck::TensorSet* set,
+                       std::string& why) {
+  if (buffers == nullptr) {
+    why = "buffers is NULL";
+    return QCHECK_INVALID_INPUT;
+  }
+  *set = qcheck::TensorSet{};
+  set->plan = qcheck::plan_tensors(c);
+  if (count != set->plan.buffers.size()) {
+    why = "buffer_count = " + std::to_string(count) + ", the case's plan has " +
+          std::to_string(set->plan.buffers.size()) + " buffers";
+    return QCHECK_INVALID_INPUT;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (buffers[i] == nullptr) {
+      why = "buffers[" + std::to_string(i) + "] is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::GuardedBuffer b(static_cast<size_t>(set->plan.buffers[i].payload_bytes));
+    std::memcpy(b.data(), buffers[i], b.size());
+    set->buffers.push_back(std::move(b));
+  }
+  return QCHECK_OK;
+}
+
+void write_set(const qcheck::TensorSet& set, uint8_t* const* buffers) {
+  for (size_t i = 0; i < set.buffers.size(); ++i) std::memcpy(buffers[i], set.buffers[i].data(), set.buffers[i].size());
+}
+
+// The frame of the two plan calls: a valid case, *count set (all a caller
+// asking with capacity 0 gets), then each entry checked for its struct_size
+// and filled by fill(plan, i, entry).
+template <typename Info, typename Size, typename Fill>
+qcheck_status plan_entries(const qcheck_case* c, Info* out, size_t capacity, size_t* count, std::string& why,
+                           Size entries, Fill fill) {
+  if (c == nullptr || count == nullptr) {
+    why = "case or count is NULL";
+    return QCHECK_INVALID_INPUT;
+  }
+  why = qcheck::validate_case(c->c);
+  if (!why.empty()) return QCHECK_INVALID_INPUT;
+  const qcheck::TensorPlan plan = qcheck::plan_tensors(c->c);
+  const size_t n = entries(plan);
+  *count = n;
+  if (capacity == 0) return QCHECK_OK;
+  if (out == nullptr || capacity < n) {
+    why = "out holds " + std::to_string(capacity) + " entries, the plan has " + std::to_string(n);
+    return QCHECK_INVALID_INPUT;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (out[i].struct_size < sizeof(Info)) {
+      why = "out[" + std::to_string(i) + "].struct_size = " + std::to_string(out[i].struct_size) +
+            ", this library needs " + std::to_string(sizeof(Info));
+      return QCHECK_INVALID_INPUT;
+    }
+    fill(plan, i, out[i]);
+  }
+  return QCHECK_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+qcheck_status qcheck_plan_buffers(const qcheck_case* c, qcheck_buffer_info* out, size_t capacity, size_t* count,
+                                  char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    return plan_entries(c, out, capacity, count, why, [](const qcheck::TensorPlan& p) { return p.buffers.size(); },
+                        [](const qcheck::TensorPlan& plan, size_t i, qcheck_buffer_info& b) {
+                          copy_name(b.name, plan.buffers[i].name);
+                          b.bytes = static_cast<uint64_t>(plan.buffers[i].payload_bytes) +
+                                    2 * qcheck::GuardedBuffer::kSentinelBytes;
+                          b.is_output = plan.buffers[i].is_output ? 1 : 0;
+                        });
+  });
+}
+
+qcheck_status qcheck_plan_tensors(const qcheck_case* c, qcheck_tensor_info* out, size_t capacity, size_t* count,
+                                  int32_t* aliased, char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (c != nullptr && aliased != nullptr) *aliased = c->c.alias == qcheck::AliasMode::kExactFront ? 1 : 0;
+    return plan_entries(c, out, capacity, count, why, [](const qcheck::TensorPlan& p) { return p.tensors.size(); },
+                        [](const qcheck::TensorPlan& plan, size_t i, qcheck_tensor_info& t) {
+                          const qcheck::TensorGeometry& g = plan.tensors[i];
+                          copy_name(t.name, qcheck::name_of(g.id));
+                          t.role = g.role == qcheck::TensorRole::kInput    ? QCHECK_ROLE_INPUT
+                                   : g.role == qcheck::TensorRole::kOutput ? QCHECK_ROLE_OUTPUT
+                                                                           : QCHECK_ROLE_UNTOUCHED_OUTPUT;
+                          t.dtype = dtype_of(g.type);
+                          // Positions are [T], caches [P, R], the rest [T, heads, width].
+                          const bool cache = g.id == qcheck::TensorId::kMqaCache || g.id == qcheck::TensorId::kIndexerCache;
+                          const bool positions = g.id == qcheck::TensorId::kPositions;
+                          t.ndim = positions ? 1 : cache ? 2 : 3;
+                          const int64_t shape[3] = {g.rows, g.cols, g.width};
+                          const int64_t strides[3] = {g.row_stride, g.col_stride, 1};
+                          const int axes[3] = {0, cache ? 2 : 1, 2};
+                          for (int d = 0; d < 3; ++d) {
+                            t.shape[d] = d < t.ndim ? shape[axes[d]] : 0;
+                            t.strides[d] = d < t.ndim ? strides[axes[d]] : 0;
+                          }
+                          t.buffer = g.buffer;
+                          t.offset_bytes = qcheck::GuardedBuffer::kSentinelBytes +
+                                           static_cast<uint64_t>(g.offset) *
+                                               static_cast<uint64_t>(qcheck::element_bytes(g.type));
+                        });
+  });
+}
+
+qcheck_status qcheck_fill_buffers(const qcheck_case* c, int poison, uint8_t* const* buffers, size_t buffer_count,
+                                  char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    const qcheck_status s = valid_case_and_buffers(c, buffers, buffer_count, why);
+    if (s != QCHECK_OK) return s;
+    if (poison != 0 && poison != 1) {
+      why = "poison = " + std::to_string(poison) + " must be 0 (A) or 1 (B)";
+      return QCHECK_INVALID_INPUT;
+    }
+    write_set(qcheck::build_tensor_set(c->c, poison == 0 ? qcheck::Poison::kA : qcheck::Poison::kB), buffers);
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_expected_buffers(const qcheck_case* c, const char* profile, uint8_t* const* buffers,
+                                      size_t buffer_count, char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    const qcheck_status s = valid_case_and_buffers(c, buffers, buffer_count, why);
+    if (s != QCHECK_OK) return s;
+    qcheck::Profile p;
+    const std::string name = profile_name(c->c, profile);
+    if (!qcheck::find_profile(name, &p)) {
+      why = "profile \"" + name + "\" is not a known profile";
+      return QCHECK_INVALID_INPUT;
+    }
+    const qcheck::TensorSet set = qcheck::expected_tensors(c->c, p, qcheck::simd_row_ops(), qcheck::Poison::kA, &why);
+    if (!why.empty()) return QCHECK_INVALID_INPUT;
+    write_set(set, buffers);
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* options, const uint8_t* const* run_a,
+                           const uint8_t* const* run_b, size_t buffer_count, qcheck_verdict** out, char* message,
+                           size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (out == nullptr) {
+      why = "out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck_status s = valid_case_and_buffers(c, run_a, buffer_count, why);
+    if (s == QCHECK_OK && run_b != nullptr) s = valid_case_and_buffers(c, run_b, buffer_count, why);
+    if (s != QCHECK_OK) return s;
+    if (options != nullptr && options->struct_size < sizeof(qcheck_verdict_options)) {
+      why = "options->struct_size = " + std::to_string(options->struct_size) + ", this library needs " +
+            std::to_string(sizeof(qcheck_verdict_options));
+      return QCHECK_INVALID_INPUT;
+    }
+    auto v = std::make_unique<qcheck_verdict>();
+    v->c = c->c;
+    v->verdict.backend = options != nullptr && options->kernel != nullptr ? options->kernel : "outside kernel";
+    v->verdict.profile = profile_name(c->c, options != nullptr ? options->profile : nullptr);
+    const size_t listed = options != nullptr && options->max_listed > 0 ? options->max_listed : 20;
+    v->verdict.report.max_listed = listed;
+    qcheck::Profile p;
+    if (!qcheck::find_profile(v->verdict.profile, &p)) {
+      why = "profile \"" + v->verdict.profile + "\" is not a known profile";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::TensorSet got_a, got_b;
+    if ((s = set_from(c->c, run_a, buffer_count, &got_a, why)) != QCHECK_OK) return s;
+    got_a.poison = qcheck::Poison::kA;
+    if (run_b != nullptr) {
+      if ((s = set_from(c->c, run_b, buffer_count, &got_b, why)) != QCHECK_OK) return s;
+      got_b.poison = qcheck::Poison::kB;
+    }
+    const qcheck::TensorSet expected =
+        qcheck::expected_tensors(c->c, p, qcheck::simd_row_ops(), qcheck::Poison::kA, &why);
+    if (!why.empty()) {
+      v->verdict.outcome = qcheck::Outcome::invalid_input(why);
+    } else {
+      v->verdict.report = qcheck::compare_runs(c->c, expected, got_a, run_b != nullptr ? got_b : got_a, listed);
+    }
+    why.clear();
+    *out = v.release();
+    return QCHECK_OK;
+  });
+}
+
+int qcheck_verdict_exit_code(const qcheck_verdict* v) { return v == nullptr ? QCHECK_INVALID_INPUT : v->verdict.exit_code(); }
+
+qcheck_status qcheck_verdict_signature(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed) {
+  if (v == nullptr) return QCHECK_INVALID_INPUT;
+  const std::string text = v->verdict.outcome.is_ok() && !v->verdict.report.passed()
+                               ? v->verdict.report.primary_signature().text()
+                               : "";
+  return copy_text(text, out, capacity, needed);
+}
+
+qcheck_status qcheck_verdict_text(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed) {
+  if (v == nullptr) return QCHECK_INVALID_INPUT;
+  return copy_text(qcheck::verdict_text(v->verdict, v->c), out, capacity, needed);
+}
+
+qcheck_status qcheck_verdict_json(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed) {
+  if (v == nullptr) return QCHECK_INVALID_INPUT;
+  return copy_text(qcheck::verdict_json(v->verdict, v->c), out, capacity, needed);
+}
+
+void qcheck_verdict_free(qcheck_verdict* v) { delete v; }
+
+}  // extern "C"

@@ -1,0 +1,98 @@
+// The edge of the C API (capi/qcheck.h): the handles behind its opaque
+// types and the frame every entry point uses, so that no exception and no
+// unterminated message ever reaches a C or Python caller. Internal to capi/.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "capi/qcheck.h"
+#include "fuzz/case.h"
+#include "fuzz/minimize.h"
+#include "fuzz/tensor_plan.h"
+#include "fuzz/verdict.h"
+
+struct qcheck_case {
+  qcheck::Case c;
+};
+
+struct qcheck_verdict {
+  qcheck::Verdict verdict;
+  qcheck::Case c;
+};
+
+struct qcheck_minimized {
+  qcheck::MinimizeResult result;
+};
+
+namespace qcheck::capi {
+
+using qcheck::Case;
+
+inline qcheck_status fail(qcheck_status status, const std::string& why, char* message, size_t size) {
+  if (message != nullptr && size > 0) {
+    const size_t n = std::min(why.size(), size - 1);
+    std::memcpy(message, why.data(), n);
+    message[n] = '\0';
+  }
+  return status;
+}
+
+// Runs `body`, which returns a status and may set `why`; an exception
+// becomes a runtime error with its what().
+template <typename Body>
+inline qcheck_status guarded(char* message, size_t size, Body&& body) {
+  std::string why;
+  qcheck_status status;
+  try {
+    status = body(why);
+  } catch (const std::exception& e) {
+    return fail(QCHECK_RUNTIME_ERROR, std::string("internal error: ") + e.what(), message, size);
+  } catch (...) {
+    return fail(QCHECK_RUNTIME_ERROR, "internal error", message, size);
+  }
+  if (status != QCHECK_OK) return fail(status, why, message, size);
+  if (message != nullptr && size > 0) message[0] = '\0';
+  return QCHECK_OK;
+}
+
+// Copies `bytes` into out[capacity]; *needed gets their count.
+inline qcheck_status copy_out(const void* bytes, size_t count, void* out, size_t capacity, size_t* needed) {
+  if (needed != nullptr) *needed = count;
+  if (out == nullptr || capacity < count) return QCHECK_INVALID_INPUT;
+  std::memcpy(out, bytes, count);
+  return QCHECK_OK;
+}
+
+inline qcheck_status copy_text(const std::string& text, char* out, size_t capacity, size_t* needed) {
+  return copy_out(text.c_str(), text.size() + 1, out, capacity, needed);
+}
+
+// Checks what every function that takes a case and buffers needs.
+inline qcheck_status valid_case_and_buffers(const qcheck_case* c, const void* buffers, size_t count, std::string& why) {
+  if (c == nullptr) {
+    why = "case is NULL";
+    return QCHECK_INVALID_INPUT;
+  }
+  why = qcheck::validate_case(c->c);
+  if (!why.empty()) return QCHECK_INVALID_INPUT;
+  if (buffers == nullptr) {
+    why = "buffers is NULL";
+    return QCHECK_INVALID_INPUT;
+  }
+  const size_t planned = qcheck::plan_tensors(c->c).buffers.size();
+  if (count != planned) {
+    why = "buffer_count = " + std::to_string(count) + ", the case's plan has " + std::to_string(planned) + " buffers";
+    return QCHECK_INVALID_INPUT;
+  }
+  return QCHECK_OK;
+}
+
+inline std::string profile_name(const Case& c, const char* profile) {
+  return profile == nullptr || profile[0] == '\0' ? c.profile : std::string(profile);
+}
+
+
+}  // namespace qcheck::capi

@@ -1,0 +1,143 @@
+// The C API's cases: version, decode, generation, mutation, encodings.
+#include "capi/capi_edge.h"
+
+#include <vector>
+
+#include "fuzz/case_binary.h"
+#include "fuzz/case_file.h"
+#include "fuzz/case_json.h"
+#include "fuzz/prng.h"
+#include "fuzz/targets/case_mutator.h"
+#include "reference/profile.h"
+
+using namespace qcheck::capi;
+
+namespace {
+
+const qcheck::fuzzing::SizeBudget* budget_of(const char* size, std::string& why) {
+  const qcheck::fuzzing::SizeBudget* b = qcheck::fuzzing::case_size_budget(size == nullptr ? "default" : size);
+  if (b == nullptr) why = std::string("size = \"") + size + "\" must be tiny, usual or default";
+  return b;
+}
+
+// The seed of one mutator call, as the fuzz target keys its own.
+qcheck::Xoshiro256 generator(uint64_t purpose, uint64_t seed) { return qcheck::Xoshiro256(qcheck::mix_keys({purpose, seed})); }
+
+}  // namespace
+
+extern "C" {
+
+uint32_t qcheck_api_version(void) { return QCHECK_API_VERSION; }
+
+qcheck_status qcheck_case_decode(const uint8_t* bytes, size_t size, qcheck_case** out, char* message,
+                                 size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (out == nullptr || (bytes == nullptr && size > 0)) {
+      why = "bytes or out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    Case c;
+    why = qcheck::parse_case_bytes(std::vector<uint8_t>(bytes, bytes + size), &c);
+    if (!why.empty()) return QCHECK_INVALID_INPUT;
+    *out = new qcheck_case{c};
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_case_from_seed(uint64_t seed, const char* size, qcheck_case** out, char* message,
+                                    size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    const qcheck::fuzzing::SizeBudget* budget = budget_of(size, why);
+    if (budget == nullptr) return QCHECK_INVALID_INPUT;
+    if (out == nullptr) {
+      why = "out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::Xoshiro256 rng = generator(0x73656564ull, seed);
+    *out = new qcheck_case{qcheck::fuzzing::seed_case(rng, *budget)};
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_case_mutate(const qcheck_case* c, uint64_t seed, const char* size, qcheck_case** out,
+                                 char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    const qcheck::fuzzing::SizeBudget* budget = budget_of(size, why);
+    if (budget == nullptr) return QCHECK_INVALID_INPUT;
+    if (c == nullptr || out == nullptr) {
+      why = "case or out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::Xoshiro256 rng = generator(0x6D757461746F72ull, seed);
+    Case mutated = c->c;
+    qcheck::fuzzing::mutate_case(mutated, rng, *budget);
+    *out = new qcheck_case{mutated};
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_case_cross_over(const qcheck_case* a, const qcheck_case* b, uint64_t seed, const char* size,
+                                     qcheck_case** out, char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    const qcheck::fuzzing::SizeBudget* budget = budget_of(size, why);
+    if (budget == nullptr) return QCHECK_INVALID_INPUT;
+    if (a == nullptr || b == nullptr || out == nullptr) {
+      why = "a, b or out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::Xoshiro256 rng = generator(0x63726F7373ull, seed);
+    *out = new qcheck_case{qcheck::fuzzing::cross_over(a->c, b->c, rng, *budget)};
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_case_validate(const qcheck_case* c, char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (c == nullptr) {
+      why = "case is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    why = qcheck::validate_case(c->c);
+    return why.empty() ? QCHECK_OK : QCHECK_INVALID_INPUT;
+  });
+}
+
+void qcheck_case_free(qcheck_case* c) { delete c; }
+
+qcheck_status qcheck_case_encode(const qcheck_case* c, int form, uint8_t* out, size_t capacity, size_t* needed,
+                                 char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (c == nullptr || (form != QCHECK_FORM_BINARY && form != QCHECK_FORM_JSON)) {
+      why = "case is NULL or form is not QCHECK_FORM_BINARY or QCHECK_FORM_JSON";
+      return QCHECK_INVALID_INPUT;
+    }
+    if (form == QCHECK_FORM_BINARY) {
+      const std::vector<uint8_t> bytes = qcheck::encode_case(c->c);
+      const qcheck_status s = copy_out(bytes.data(), bytes.size(), out, capacity, needed);
+      if (s != QCHECK_OK) why = "out holds " + std::to_string(capacity) + " bytes, the case needs " + std::to_string(bytes.size());
+      return s;
+    }
+    const std::string json = qcheck::case_to_json(c->c);
+    const qcheck_status s = copy_out(json.c_str(), json.size() + 1, out, capacity, needed);
+    if (s != QCHECK_OK) why = "out holds " + std::to_string(capacity) + " bytes, the case needs " + std::to_string(json.size() + 1);
+    return s;
+  });
+}
+
+qcheck_status qcheck_case_describe(const qcheck_case* c, char* out, size_t capacity, size_t* needed) {
+  if (c == nullptr) return QCHECK_INVALID_INPUT;
+  return copy_text(qcheck::describe(c->c), out, capacity, needed);
+}
+
+qcheck_status qcheck_case_digest(const qcheck_case* c, char* out, size_t capacity, size_t* needed) {
+  if (c == nullptr) return QCHECK_INVALID_INPUT;
+  return copy_text(qcheck::case_digest(c->c), out, capacity, needed);
+}
+
+qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed) {
+  std::string names;
+  for (const std::string& n : qcheck::profile_names()) names += (names.empty() ? "" : ",") + n;
+  return copy_text(names, out, capacity, needed);
+}
+
+}  // extern "C"
