@@ -36,24 +36,30 @@ std::string load_case_file(const std::string& path, Case* out, CaseForm* form) {
   return error.empty() ? "" : path + ": " + error;
 }
 
-std::string save_case_file(const std::string& path, const Case& c, CaseForm form) {
+std::string write_file_whole(const std::string& path, const std::string& bytes) {
   const std::string temporary = path + ".partial";
   std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-  if (!file) return "cannot write case file " + path + ": " + std::strerror(errno);
-  if (form == CaseForm::kJson) {
-    file << case_to_json(c);
-  } else {
-    const std::vector<uint8_t> bytes = encode_case(c);
-    file.write(reinterpret_cast<const char*>(bytes.data()),
-               static_cast<std::streamsize>(bytes.size()));
-  }
+  if (!file) return "cannot write " + path + ": " + std::strerror(errno);
+  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   file.close();
   if (!file || std::rename(temporary.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     std::remove(temporary.c_str());
-    return "cannot write case file " + path + ": " + why;
+    return "cannot write " + path + ": " + why;
   }
   return "";
+}
+
+std::string save_case_file(const std::string& path, const Case& c, CaseForm form) {
+  std::string bytes;
+  if (form == CaseForm::kJson) {
+    bytes = case_to_json(c);
+  } else {
+    const std::vector<uint8_t> binary = encode_case(c);
+    bytes.assign(binary.begin(), binary.end());
+  }
+  const std::string error = write_file_whole(path, bytes);
+  return error.empty() ? "" : "case file: " + error;
 }
 
 std::string list_case_files(const std::string& path, std::vector<std::string>* files) {

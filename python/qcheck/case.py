@@ -8,6 +8,16 @@ from pathlib import Path
 from . import _capi
 
 
+def encode(handle, form):
+    """The bytes of the case behind a libqcheck handle (binary, or JSON with its NUL)."""
+    needed = ctypes.c_size_t(0)
+    message = ctypes.create_string_buffer(1024)
+    _capi.lib().qcheck_case_encode(handle, form, None, 0, ctypes.byref(needed), message, len(message))
+    out = ctypes.create_string_buffer(needed.value)
+    _capi.call("qcheck_case_encode", handle, form, out, needed.value, ctypes.byref(needed))
+    return out.raw[:needed.value]
+
+
 class Case:
     """A case held by libqcheck. Make one with from_seed, load, from_json or
     from_bytes; save it, mutate it, turn it into tensors."""
@@ -60,19 +70,11 @@ class Case:
         """Raises QcheckError (status 2) naming the field and the limit when invalid."""
         _capi.call("qcheck_case_validate", self._handle)
 
-    def _encoded(self, form):
-        needed = ctypes.c_size_t(0)
-        message = ctypes.create_string_buffer(1024)
-        _capi.lib().qcheck_case_encode(self._handle, form, None, 0, ctypes.byref(needed), message, len(message))
-        out = ctypes.create_string_buffer(needed.value)
-        _capi.call("qcheck_case_encode", self._handle, form, out, needed.value, ctypes.byref(needed))
-        return out.raw[:needed.value]
-
     def to_bytes(self):
-        return self._encoded(_capi.FORM_BINARY)
+        return encode(self._handle, _capi.FORM_BINARY)
 
     def to_json(self):
-        return self._encoded(_capi.FORM_JSON).rstrip(b"\0").decode()
+        return encode(self._handle, _capi.FORM_JSON).rstrip(b"\0").decode()
 
     def save(self, path):
         """JSON when the name ends in .json, else the binary form; written

@@ -17,6 +17,7 @@ there (the case that caused it is saved).
 """
 
 import ctypes
+import functools
 import random
 import sys
 import time
@@ -29,20 +30,19 @@ from .tensors import make_tensors
 from .verdict import check
 
 
-def case_bins(case, profile=None):
-    count = ctypes.c_size_t(0)
-    _capi.call("qcheck_case_bins", case._handle, None, None, 0, ctypes.byref(count))
-    bins = ctypes.create_string_buffer(count.value)
-    _capi.call("qcheck_case_bins", case._handle, None if profile is None else profile.encode(), bins,
-               count.value, ctypes.byref(count))
-    return {i for i, b in enumerate(bins.raw) if b}
-
-
+@functools.lru_cache(maxsize=None)
 def bin_count():
     count = ctypes.c_size_t(0)
-    c = Case.from_seed(0, "tiny")
-    _capi.call("qcheck_case_bins", c._handle, None, None, 0, ctypes.byref(count))
+    _capi.call("qcheck_case_bins", Case.from_seed(0, "tiny")._handle, None, None, 0, ctypes.byref(count))
     return count.value
+
+
+def case_bins(case, profile=None):
+    count = ctypes.c_size_t(0)
+    bins = ctypes.create_string_buffer(bin_count())
+    _capi.call("qcheck_case_bins", case._handle, None if profile is None else profile.encode(), bins, len(bins),
+               ctypes.byref(count))
+    return {i for i, b in enumerate(bins.raw) if b}
 
 
 def bin_name(index):

@@ -9,7 +9,7 @@ import traceback
 from pathlib import Path
 
 from . import _capi
-from .case import Case
+from .case import Case, encode
 from .tensors import make_tensors
 from .verdict import run
 
@@ -65,16 +65,9 @@ def minimize(case, kernel, device=None, profile=None, budget=60.0, out=None, ada
 
     def evaluate(candidate, user, failure, size):
         try:
-            handle = ctypes.c_void_p(candidate)
-            copy = ctypes.c_void_p()
-            # The candidate belongs to libqcheck: a copy of it through its bytes.
-            needed = ctypes.c_size_t(0)
-            msg = ctypes.create_string_buffer(256)
-            _capi.lib().qcheck_case_encode(handle, _capi.FORM_BINARY, None, 0, ctypes.byref(needed), msg, 256)
-            data = ctypes.create_string_buffer(needed.value)
-            _capi.lib().qcheck_case_encode(handle, _capi.FORM_BINARY, data, needed.value, ctypes.byref(needed), msg, 256)
-            _capi.call("qcheck_case_decode", data.raw, needed.value, ctypes.byref(copy))
-            code, lines = _observation(Case(copy.value), kernel, device, profile)
+            # The candidate belongs to libqcheck: a case of our own from its bytes.
+            own = Case.from_bytes(encode(ctypes.c_void_p(candidate), _capi.FORM_BINARY))
+            code, lines = _observation(own, kernel, device, profile)
             encoded = lines.encode()[:size - 1] + b"\0"
             ctypes.memmove(failure, encoded, len(encoded))
             return code

@@ -39,12 +39,10 @@ def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=2
     runs that differ. profile: None for the case's."""
     if outputs.poison != 0 or (outputs_b is not None and outputs_b.poison != 1):
         raise ValueError("outputs must come from a run on poison 0 and outputs_b from one on poison 1")
-    run_a = outputs.host_raw()
-    keep = [run_a]
+    run_a = outputs.host_raw()  # the host copies stay alive until the judge has read them
     run_b = None
     if outputs_b is not None:
         host_b = outputs_b.host_raw()
-        keep.append(host_b)
         run_b = pointer_array(host_b)
     options = _capi.VerdictOptions(ctypes.sizeof(_capi.VerdictOptions), _profile(profile),
                                    None if kernel is None else kernel.encode(), max_listed)
@@ -59,7 +57,6 @@ def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=2
         report = json.loads(_capi.text("qcheck_verdict_json", verdict))
     finally:
         _capi.lib().qcheck_verdict_free(verdict)
-    del keep
     return Verdict(code, signature, text, report)
 
 

@@ -162,18 +162,6 @@ int observe_main(const Settings& s, const qcheck::Backend& backend) {
   return 0;
 }
 
-std::string write_file(const std::string& path, const std::string& text) {
-  const std::string partial = path + ".partial";
-  std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out || std::rename(partial.c_str(), path.c_str()) != 0) {
-    std::remove(partial.c_str());
-    return "cannot write " + path;
-  }
-  return "";
-}
-
 std::string corpus_dir(const Settings& s) {
   if (!s.corpus_dir.empty()) return s.corpus_dir;
   const char* env = std::getenv("QCHECK_CORPUS_DIR");
@@ -284,7 +272,7 @@ int main(int argc, char** argv) {
     const std::string report = "qcheck-minimize: NONDETERMINISTIC on " + backend->name +
                                ": not minimized (a race or uninitialized read is not a fixed bug)\ncase: " +
                                qcheck::describe(original) + "\n" + nondeterminism;
-    write_file(out + "/report.txt", report);
+    qcheck::write_file_whole(out + "/report.txt", report);
     std::fputs(report.c_str(), stdout);
     return 1;
   }
@@ -309,7 +297,7 @@ int main(int argc, char** argv) {
                                                         {"regression_test.cc", qcheck::regression_test_source(
                                                                                    r, backend->name, s.verdict.profile)},
                                                         {"replay.txt", replay + "\n"}}) {
-    const std::string e = write_file(out + "/" + name, text);
+    const std::string e = qcheck::write_file_whole(out + "/" + name, text);
     if (!e.empty()) failed = e;
   }
   for (const auto& [name, form] : {std::pair{"/minimized.json", qcheck::CaseForm::kJson},
