@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "fuzz/compare.h"
+#include "fuzz/judge.h"
+#include "fuzz/verdict.h"
 #include "fuzz/tensors.h"
 #include "reference/fused_q_oracle.h"
 #include "reference/row_ops.h"
@@ -193,7 +195,7 @@ qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* o
     const size_t listed = options != nullptr && options->max_listed > 0 ? options->max_listed : 20;
     v->verdict.report.max_listed = listed;
     qcheck::Profile p;
-    if (!qcheck::find_profile(v->verdict.profile, &p)) {
+    if (v->verdict.profile != qcheck::kAutoProfile && !qcheck::find_profile(v->verdict.profile, &p)) {
       why = "profile \"" + v->verdict.profile + "\" is not a known profile";
       return QCHECK_INVALID_INPUT;
     }
@@ -204,12 +206,13 @@ qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* o
       if ((s = set_from(c->c, run_b, buffer_count, &got_b, why)) != QCHECK_OK) return s;
       got_b.poison = qcheck::Poison::kB;
     }
-    const qcheck::TensorSet expected =
-        qcheck::expected_tensors(c->c, p, qcheck::simd_row_ops(), qcheck::Poison::kA, &why);
+    qcheck::Judgement judgement;
+    why = qcheck::judge_runs(c->c, v->verdict.profile, qcheck::simd_row_ops(), got_a, run_b != nullptr ? got_b : got_a,
+                             listed, nullptr, nullptr, &judgement);
     if (!why.empty()) {
       v->verdict.outcome = qcheck::Outcome::invalid_input(why);
     } else {
-      v->verdict.report = qcheck::compare_runs(c->c, expected, got_a, run_b != nullptr ? got_b : got_a, listed);
+      qcheck::take_judgement(std::move(judgement), &v->verdict);
     }
     why.clear();
     *out = v.release();
@@ -225,6 +228,13 @@ qcheck_status qcheck_verdict_signature(const qcheck_verdict* v, char* out, size_
                                ? v->verdict.report.primary_signature().text()
                                : "";
   return copy_text(text, out, capacity, needed);
+}
+
+qcheck_status qcheck_verdict_profiles(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed) {
+  if (v == nullptr) return QCHECK_INVALID_INPUT;
+  std::string list;
+  for (const std::string& name : v->verdict.explaining) list += (list.empty() ? "" : ",") + name;
+  return copy_text(list, out, capacity, needed);
 }
 
 qcheck_status qcheck_verdict_text(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed) {

@@ -142,7 +142,9 @@ qcheck_status qcheck_expected_buffers(const qcheck_case* c, const char* profile,
  * runs that differ. */
 typedef struct {
   uint32_t struct_size;
-  const char* profile; /* NULL or "": the case's */
+  const char* profile; /* NULL or "": the case's; a name of qcheck_profile_names,
+                          NAME+any-fma (any contraction pattern per row), or
+                          "auto" (every named profile; fuzz/judge.h) */
   const char* kernel;  /* the name the reports give the kernel; NULL: "outside kernel" */
   uint32_t max_listed; /* mismatches listed in the reports (0: 20) */
 } qcheck_verdict_options;
@@ -156,6 +158,9 @@ qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* o
 int qcheck_verdict_exit_code(const qcheck_verdict* v);
 /* "tensor/part/class" of the most severe mismatch, "" on a pass. */
 qcheck_status qcheck_verdict_signature(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed);
+/* Under profile "auto": the profiles that explain the outputs bit for bit,
+ * comma-separated ("" when none does, or without auto). */
+qcheck_status qcheck_verdict_profiles(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed);
 /* qcheck-replay's text and JSON reports. */
 qcheck_status qcheck_verdict_text(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed);
 qcheck_status qcheck_verdict_json(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed);

@@ -217,10 +217,6 @@ std::string validate_case(const Case& c) {
     if ((c.q_scale_bits >> 31) != 0 || exponent == 0 || exponent == 0xFF) {
       return "q_scale = " + hex(c.q_scale_bits) + " must be a positive, finite, normal fp32";
     }
-    if (profile.mqa_division == Division::kDivFullPow2 && (c.q_scale_bits & 0x7FFFFFu) != 0) {
-      return "q_scale = " + hex(c.q_scale_bits) + " is not a power of two: profile " + c.profile +
-             " models div.full.f32 only for power-of-two q_scale";
-    }
   }
   if (c.memory_limit_bytes < 1 || c.memory_limit_bytes > CaseLimits::kMaxMemoryBytes) {
     return "memory_limit_bytes = " + std::to_string(c.memory_limit_bytes) + " is outside [1, " +

@@ -10,9 +10,7 @@
 #include "reference/float_bits.h"
 
 namespace qcheck {
-namespace {
 
-// Bits of one element (the low 32 bits of an int64).
 uint32_t load_bits(const uint8_t* p, ElementType type) {
   switch (type) {
     case ElementType::kE4m3: return p[0];
@@ -30,6 +28,8 @@ uint32_t load_bits(const uint8_t* p, ElementType type) {
   }
   return 0;
 }
+
+namespace {
 
 uint32_t poison_bits(ElementType type, Poison poison) {
   uint32_t bits = 0;

@@ -28,6 +28,9 @@ Report compare_runs(const Case& c, const TensorSet& expected, const TensorSet& g
 // the ULP distance a report quotes.
 int64_t code_distance(ElementType type, uint32_t a, uint32_t b);
 
+// Bits of one element at p (the low 32 bits of an int64).
+uint32_t load_bits(const uint8_t* p, ElementType type);
+
 // The part of a tensor that element `dim` belongs to (see Signature).
 const char* part_of(const Case& c, TensorId tensor, int64_t dim);
 

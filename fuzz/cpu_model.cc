@@ -268,7 +268,8 @@ void BlockedModel::indexer_program(int64_t first_token, int64_t tokens, int64_t 
       const float xp = spec::f32_from_bf16(x[rp.partner]);
       const float c = cache_at(a_.indexer_cache, position, rp.column);
       const float s = cache_at(a_.indexer_cache, position, half + rp.column);
-      row[j] = spec::rope_term(xj, c, rp.minus ? -xp : xp, s, p_.indexer);
+      row[j] = spec::rope_term(xj, c, rp.minus ? -xp : xp, s,
+                                      rp.minus ? p_.indexer_minus : p_.indexer_plus);
     }
     // The block-wide max reduction (maxnum: NaN lanes ignored).
     const float scale = spec::ue8m0_scale(spec::row_amax(row, D), ceiling, p_.scale_floor);
@@ -316,7 +317,7 @@ void BlockedModel::nope_pack_program(int64_t first_token, int64_t tokens, int64_
 
 std::string run_blocked_model(const FusedQArgs& args, PlantedCpuBug bug) {
   // The same checks as the oracle, with the same messages, before any read.
-  const std::string error = check_oracle_inputs(args, qcheck_profile());
+  const std::string error = check_oracle_inputs(args);
   if (!error.empty() || args.num_tokens == 0) return error;
   BlockedModel(args, bug).run();
   return "";

@@ -39,7 +39,7 @@ struct PlantedCpuBugInfo {
 const std::vector<PlantedCpuBugInfo>& planted_cpu_bugs();
 
 // Runs the model over host pointers, following profile qcheck. Validates
-// first with check_oracle_inputs(args, qcheck_profile()), so every variant
+// first with check_oracle_inputs(args), so every variant
 // returns "" or exactly the oracle's message and writes nothing on refusal.
 // With kNone (and kCopyWhenAliased) every byte equals run_fused_q_oracle's
 // under profile qcheck.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "fuzz/compare.h"
+#include "fuzz/judge.h"
 #include "reference/fused_q_oracle.h"
 
 namespace qcheck {
@@ -42,6 +43,13 @@ std::string host_memory_problem(const Case& c) {
 
 }  // namespace
 
+void take_judgement(Judgement&& j, Verdict* v) {
+  v->report = std::move(j.report);
+  v->judged_under = std::move(j.profile);
+  v->explaining = std::move(j.explaining);
+  v->explanation = std::move(j.explanation);
+}
+
 std::string verdict_profile(const Case& c, const Backend& backend, const VerdictOptions& options) {
   return !options.profile.empty()         ? options.profile
          : !backend.fixed_profile.empty() ? backend.fixed_profile
@@ -59,9 +67,14 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
     v.outcome = Outcome::invalid_input(error);
     return v;
   }
+  // Under auto the backend runs as it would without it (an oracle backend
+  // follows the case's profile); the judge tries every profile after.
+  const std::string run_profile =
+      v.profile != kAutoProfile ? v.profile : verdict_profile(c, backend, VerdictOptions{});
   Profile profile;
-  if (!find_profile(v.profile, &profile)) {
-    v.outcome = Outcome::invalid_input("profile \"" + v.profile + "\" is not a known profile");
+  if (!find_profile(run_profile, &profile)) {
+    v.outcome = Outcome::invalid_input("profile \"" + run_profile + "\" is not a known profile (" +
+                                       known_profiles() + ")");
     return v;
   }
   error = backend.domain(c);
@@ -85,11 +98,9 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
     got_b = expected;
     fill_poison(got_b, Poison::kB);
   }
-  {
-    PhaseTimer timer(times, Phase::kOracle);
-    const RowOps& rows = options.oracle_rows == OracleRows::kSimd ? simd_row_ops() : scalar_row_ops();
-    error = run_fused_q_oracle(make_fused_q_args(c, expected), profile, rows);
-  }
+  // Inputs the oracle refuses (a position outside the cache) never reach
+  // the backend.
+  error = check_oracle_inputs(make_fused_q_args(c, expected));
   if (!error.empty()) {
     v.outcome = Outcome::invalid_input(error);
     return v;
@@ -99,8 +110,14 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
     v.outcome = backend.run(c, profile, *got);
     if (!v.outcome.is_ok()) return v;
   }
-  PhaseTimer timer(times, Phase::kCompare);
-  v.report = compare_runs(c, expected, got_a, got_b, options.max_listed);
+  const RowOps& rows = options.oracle_rows == OracleRows::kSimd ? simd_row_ops() : scalar_row_ops();
+  Judgement judgement;
+  error = judge_runs(c, v.profile, rows, got_a, got_b, options.max_listed, &expected, times, &judgement);
+  if (!error.empty()) {
+    v.outcome = Outcome::invalid_input(error);
+    return v;
+  }
+  take_judgement(std::move(judgement), &v);
   return v;
 }
 
@@ -115,6 +132,7 @@ std::string header(const Verdict& v) {
   }
   s << (v.report.passed() ? "PASS" : "FAIL") << " backend " << v.backend
     << (v.planted_bug ? " (planted bug)" : "") << ", profile " << v.profile;
+  if (!v.judged_under.empty() && v.judged_under != v.profile) s << " (report under " << v.judged_under << ")";
   if (!v.report.passed()) s << ": " << v.report.total << " mismatches";
   return s.str();
 }
@@ -123,6 +141,7 @@ std::string header(const Verdict& v) {
 
 std::string verdict_text(const Verdict& v, const Case& c) {
   std::string text = header(v) + "\ncase: " + describe(c) + "\n";
+  for (const std::string& line : v.explanation) text += line + "\n";
   if (v.outcome.is_ok()) text += report_text(v.report);
   return text;
 }
@@ -137,6 +156,9 @@ std::string verdict_json(const Verdict& v, const Case& c) {
   j["backend"] = v.backend;
   j["planted_bug"] = v.planted_bug;
   j["profile"] = v.profile;
+  j["judged_under"] = v.judged_under;
+  j["profiles"] = v.explaining;
+  j["explanation"] = v.explanation;
   j["case"] = describe(c);
   if (v.outcome.is_ok()) {
     const Report& r = v.report;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "fuzz/backend.h"
 #include "fuzz/case.h"
@@ -22,7 +23,7 @@ namespace qcheck {
 enum class OracleRows { kSimd, kScalar };
 
 struct VerdictOptions {
-  std::string profile;  // empty: the case's profile
+  std::string profile;  // empty: the case's profile; "auto": every named profile (fuzz/judge.h)
   OracleRows oracle_rows = OracleRows::kSimd;
   size_t max_listed = 20;  // mismatches listed in the report
   PhaseTimes* times = nullptr;  // when set, each phase's time is added to it
@@ -32,7 +33,10 @@ struct Verdict {
   Outcome outcome;  // not ok: the case never got compared
   Report report;
   std::string backend;
-  std::string profile;
+  std::string profile;       // as asked: a profile name, NAME+any-fma, or auto
+  std::string judged_under;  // the profile the report is under (auto: the one chosen)
+  std::vector<std::string> explaining;   // auto: every profile that explains the outputs
+  std::vector<std::string> explanation;  // fuzz/judge.h: acceptance choices, auto's findings
   bool planted_bug = false;  // the backend is expected to fail
 
   bool passed() const { return outcome.is_ok() && report.passed(); }
@@ -41,6 +45,10 @@ struct Verdict {
 };
 
 Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options = {});
+
+// Moves a judgement (fuzz/judge.h) into the verdict.
+struct Judgement;
+void take_judgement(Judgement&& judgement, Verdict* verdict);
 
 // The profile a verdict judges under: the options' when given, else the
 // backend's fixed profile, else the case's.

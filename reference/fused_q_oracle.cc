@@ -7,6 +7,7 @@
 
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
+#include "reference/quotient.h"
 #include "reference/simd_rows_stream.h"
 
 namespace qcheck {
@@ -73,6 +74,20 @@ struct Scratch {
         codes_stage(size_t(std::min(a.indexer_heads, rows_per_stage(a.index_dim)) * a.index_dim)) {}
 };
 
+// e4m3 of in[i] / q_scale under the profile's MQA division rule, NaN
+// quotients pinned (spec::e4m3_of_quotient; quantize_row leaves them to the
+// host, which only the non-saturating rule sees).
+void quantize_by_q_scale(const RowOps& ops, const Profile& p, const float* in, float q_scale, uint8_t* out,
+                         int64_t count) {
+  if (spec::division_is_ieee(p.mqa_division, q_scale) && p.e4m3_overflow == E4m3Overflow::kSatFinite) {
+    ops.quantize_row(in, q_scale, out, size_t(count), p.e4m3_overflow);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    out[i] = spec::e4m3_of_quotient(spec::mqa_quotient(in[i], q_scale, p.mqa_division), p.e4m3_overflow);
+  }
+}
+
 // The MQA heads of token t: q_pe RoPE'd into the back (packed paths) or
 // into q_pe_out, and on the packed paths ql_nope into the front.
 void run_mqa_token(const FusedQArgs& a, const Profile& p, const RowOps& ops, int64_t t,
@@ -87,11 +102,11 @@ void run_mqa_token(const FusedQArgs& a, const Profile& p, const RowOps& ops, int
       for (int64_t h = 0; h < H; ++h) {
         uint8_t* out = row_at<uint8_t>(a.query_out, t, h);
         ops.f32_from_bf16_row(row_at<const uint16_t>(a.ql_nope, t, h), s.nope.data(), L);
-        ops.quantize_row(s.nope.data(), q_scale, out, L, p.e4m3_overflow);
+        quantize_by_q_scale(ops, p, s.nope.data(), q_scale, out, L);
         ops.f32_from_bf16_row(row_at<const uint16_t>(a.q_pe, t, h), s.input.data(), R);
         ops.rope_row(s.input.data(), cos, sin, R, RopeStyle::kInterleaved, p.mqa_fp8_r1, p.mqa_fp8_r2,
                      s.roped.data());
-        ops.quantize_row(s.roped.data(), q_scale, out + L, R, p.e4m3_overflow);
+        quantize_by_q_scale(ops, p, s.roped.data(), q_scale, out + L, R);
       }
       break;
     }
@@ -133,33 +148,27 @@ void run_indexer_token(const FusedQArgs& a, const Profile& p, const RowOps& ops,
   const float softmax_scale = float_from_bits(a.softmax_scale_bits);
   const float head_scale = float_from_bits(a.head_scale_bits);
   for (int64_t h = 0; h < NI; ++h) {
-    const float scaled = load_weight(a, t, h) * scales[h];
-    float weight;
-    if (p.weights_order == WeightsOrder::kScaleSoftmaxHead) {
-      const float with_softmax = scaled * softmax_scale;
-      weight = with_softmax * head_scale;
-    } else {
-      const float folded = softmax_scale * head_scale;
-      weight = scaled * folded;
+    const float w = load_weight(a, t, h);
+    const float folded = softmax_scale * head_scale;
+    float weight = 0.0f;
+    switch (p.weights_order) {
+      case WeightsOrder::kScaleSoftmaxHead: {
+        const float with_softmax = (w * scales[h]) * softmax_scale;
+        weight = with_softmax * head_scale;
+        break;
+      }
+      case WeightsOrder::kFoldedScales: weight = (w * scales[h]) * folded; break;
+      case WeightsOrder::kFoldedThenScale: weight = (w * folded) * scales[h]; break;
     }
     store_weight(a, t, h, weight, p, ops);
   }
 }
 
-bool is_power_of_two_bits(uint32_t bits) { return (bits & 0x007FFFFFu) == 0; }
-
 }  // namespace
 
-std::string check_oracle_inputs(const FusedQArgs& a, const Profile& p) {
+std::string check_oracle_inputs(const FusedQArgs& a) {
   std::string error = validate_fused_q_args(a);
   if (!error.empty()) return error;
-  if (a.query_path == QueryPath::kFp8Packed && p.mqa_division == Division::kDivFullPow2 &&
-      !is_power_of_two_bits(a.q_scale_bits)) {
-    std::ostringstream s;
-    s << "q_scale = 0x" << std::hex << a.q_scale_bits << " is not a power of two: profile "
-      << p.name << " models div.full.f32 only where it is exact (power-of-two q_scale)";
-    return s.str();
-  }
   for (int64_t t = 0; t < a.num_tokens; ++t) {
     const int64_t position = a.positions[t];
     const int64_t rows = a.has_indexer ? std::min(a.mqa_cache.rows, a.indexer_cache.rows)
@@ -175,11 +184,12 @@ std::string check_oracle_inputs(const FusedQArgs& a, const Profile& p) {
 }
 
 std::string run_fused_q_oracle(const FusedQArgs& a, const Profile& p, const RowOps& ops) {
-  std::string error = check_oracle_inputs(a, p);
+  std::string error = check_oracle_inputs(a);
   if (!error.empty() || a.num_tokens == 0) return error;
   // A dispatching table is resolved to one target's table once per launch,
   // so that no row pays for the lookup.
-  const RowOps& rows = resolved(ops);
+  // The SIMD rows cover most profiles; the scalar spec serves the others.
+  const RowOps& rows = simd_rows_cover(p) ? resolved(ops) : scalar_row_ops();
   Scratch s(a);
   for (int64_t t = 0; t < a.num_tokens; ++t) {
     const int64_t position = a.positions[t];

@@ -14,12 +14,11 @@ namespace qcheck {
 // index_q_fp8 and index_weights_out), exactly as a correct kernel following
 // `profile` must. Nothing outside the outputs' elements is written (view
 // padding stays untouched). Returns "" on success, else one line that names
-// the field and the limit (invalid args, a position outside its cache, a
-// q_scale the profile cannot model).
+// the field and the limit (invalid args, a position outside its cache).
 std::string run_fused_q_oracle(const FusedQArgs& args, const Profile& profile, const RowOps& ops);
 
 // The same checks without running: "" when run_fused_q_oracle would accept.
 // Reads positions (host memory).
-std::string check_oracle_inputs(const FusedQArgs& args, const Profile& profile);
+std::string check_oracle_inputs(const FusedQArgs& args);
 
 }  // namespace qcheck

@@ -28,7 +28,9 @@ struct RowOps {
   void (*f32_from_bf16_row)(const uint16_t* in, float* out, size_t count);
   // out[i] = bf16_rne(in[i]) with the NaN rule.
   void (*bf16_from_f32_row)(const float* in, uint16_t* out, size_t count, Bf16Nan nan_rule);
-  // out[i] = e4m3(RN(in[i] / divisor)) with the overflow rule (IEEE division).
+  // out[i] = e4m3(RN(in[i] / divisor)) with the overflow rule (IEEE division;
+  // a NaN keeps the sign the host's division gives it: the conversion's
+  // building block. The oracle's rows pin NaN quotients, spec::e4m3_of_quotient).
   void (*quantize_row)(const float* in, float divisor, uint8_t* out, size_t count,
                        E4m3Overflow overflow);
   // max |in[i]| ignoring NaN lanes (0 when none).
@@ -50,10 +52,13 @@ struct RowOps {
   // For each row r < rows (bf16 in + r * in_stride, e4m3 out + r * out_stride),
   // the indexer row of SEMANTICS.md task 2 under `profile`:
   //   x        = f32_from_bf16_row(in, dim)
-  //   x[0..R)  = rope_row(x[0..R), cos, sin, R = rope_dim, style, profile.indexer, profile.indexer)
+  //   x[0..R)  = rope_row(x[0..R), cos, sin, R = rope_dim, style, profile.indexer_minus, profile.indexer_plus)
   //   x        = f32 of bf16_from_f32_row(x) when profile.indexer_bf16_before_quant
-  //   scale    = spec::ue8m0_scale(amax_row(x), profile.scale_ceiling, profile.scale_floor)
-  //   out      = quantize_row(x, scale, profile.e4m3_overflow);  scales[r] = scale
+  //   scale    = spec::row_scale(x, dim, profile)
+  //   out[i]   = spec::e4m3_of_quotient(spec::quotient(x[i], scale, profile.indexer_codes),
+  //                                     profile.e4m3_overflow);  scales[r] = scale
+  // The SIMD table implements the profiles simd_rows_cover() accepts; the
+  // oracle takes the scalar table for the others.
   // dims rope_dim..dim-1 pass through the RoPE unchanged. rope_dim <= dim <=
   // kMaxFusedRowLength, rope_dim even.
   void (*indexer_rows)(const uint16_t* in, size_t in_stride, const float* cos, const float* sin,
@@ -66,6 +71,11 @@ struct RowOps {
   // entries already run directly (the scalar table, one target's table).
   const RowOps* (*resolve)();
 };
+
+// True when the SIMD table's indexer_rows follows `profile`: the default
+// amax NaN rule and scale quotient, and a power-of-two ceiling (then the
+// code quotient rules agree).
+bool simd_rows_cover(const Profile& profile);
 
 // The scalar spec as a table.
 const RowOps& scalar_row_ops();

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "reference/conversions.h"
+#include "reference/quotient.h"
 #include "reference/rope.h"
 #include "reference/row_ops.h"
 #include "reference/ue8m0.h"
@@ -43,19 +44,27 @@ void indexer_rows(const uint16_t* in, size_t in_stride, const float* cos, const 
   for (size_t r = 0; r < rows; ++r) {
     f32_from_bf16_row(in + r * in_stride, input, dim);
     // RoPE on the first rope_dim dims; the others pass through unchanged.
-    spec::rope_row(input, cos, sin, rope_dim, style, p.indexer, p.indexer, row);
+    spec::rope_row(input, cos, sin, rope_dim, style, p.indexer_minus, p.indexer_plus, row);
     std::memcpy(row + rope_dim, input + rope_dim, (dim - rope_dim) * sizeof(float));
     if (p.indexer_bf16_before_quant) {
       bf16_from_f32_row(row, bf16_row, dim, p.bf16_nan);
       f32_from_bf16_row(bf16_row, row, dim);
     }
-    const float scale = spec::ue8m0_scale(spec::row_amax(row, dim), p.scale_ceiling, p.scale_floor);
-    quantize_row(row, scale, out + r * out_stride, dim, p.e4m3_overflow);
+    const float scale = spec::row_scale(row, dim, p);
+    uint8_t* codes = out + r * out_stride;
+    for (size_t i = 0; i < dim; ++i) {
+      codes[i] = spec::e4m3_of_quotient(spec::quotient(row[i], scale, p.indexer_codes), p.e4m3_overflow);
+    }
     scales[r] = scale;
   }
 }
 
 }  // namespace
+
+bool simd_rows_cover(const Profile& p) {
+  return p.amax_nan == AmaxNan::kIgnore && p.scale_quotient == ScaleQuotient::kDivide &&
+         p.scale_ceiling != ScaleCeiling::kNone;
+}
 
 const RowOps& scalar_row_ops() {
   static const RowOps ops{"scalar",       f32_from_bf16_row, bf16_from_f32_row, quantize_row,

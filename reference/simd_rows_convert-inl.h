@@ -174,10 +174,18 @@ class RowDivisor {
 };
 
 // Stores e4m3(RN(x / divisor)) of one vector. Codes are 0..255 in int32
-// lanes: the saturating narrowing is exact.
-HWY_INLINE void StoreE4m3(VF x, const RowDivisor& divisor, E4m3Overflow overflow, uint8_t* to) {
+// lanes: the saturating narrowing is exact. With `pin_nan`, a NaN quotient
+// is first the canonical positive NaN (spec::e4m3_of_quotient; only the
+// non-saturating rule would keep a sign).
+HWY_INLINE void StoreE4m3(VF x, const RowDivisor& divisor, E4m3Overflow overflow, uint8_t* to,
+                          bool pin_nan = false) {
   const D8 d8;
-  hn::StoreU(hn::DemoteTo(d8, E4m3FromF32(divisor.Apply(x), overflow)), d8, to);
+  const DF df;
+  VF q = divisor.Apply(x);
+  if (pin_nan && overflow != E4m3Overflow::kSatFinite) {
+    q = hn::IfThenElse(hn::IsNaN(q), hn::BitCast(df, hn::Set(DU(), 0x7FFFFFFFu)), q);
+  }
+  hn::StoreU(hn::DemoteTo(d8, E4m3FromF32(q, overflow)), d8, to);
 }
 
 // ----------------------------------------------------------------- amax
@@ -214,11 +222,18 @@ inline void Bf16FromF32Row(const float* in, uint16_t* out, size_t count, Bf16Nan
   });
 }
 
-inline void QuantizeRow(const float* in, float divisor, uint8_t* out, size_t count, E4m3Overflow overflow) {
+// With `pin_nan`, spec::e4m3_of_quotient (the indexer rows); without, the
+// RowOps building block.
+inline void QuantizeRowAs(const float* in, float divisor, uint8_t* out, size_t count, E4m3Overflow overflow,
+                          bool pin_nan) {
   const RowDivisor row_divisor(divisor);
-  ConvertRow(in, out, count, [&row_divisor, overflow](const float* from, uint8_t* to) HWY_ATTR {
-    StoreE4m3(hn::LoadU(DF(), from), row_divisor, overflow, to);
+  ConvertRow(in, out, count, [&row_divisor, overflow, pin_nan](const float* from, uint8_t* to) HWY_ATTR {
+    StoreE4m3(hn::LoadU(DF(), from), row_divisor, overflow, to, pin_nan);
   });
+}
+
+inline void QuantizeRow(const float* in, float divisor, uint8_t* out, size_t count, E4m3Overflow overflow) {
+  QuantizeRowAs(in, divisor, out, count, overflow, /*pin_nan=*/false);
 }
 
 inline float AmaxRow(const float* in, size_t count) {

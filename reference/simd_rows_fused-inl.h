@@ -119,14 +119,14 @@ inline float ComposedIndexerRow(const uint16_t* in, const float* cos, const floa
   HWY_ALIGN float row[kMaxFusedRowLength];
   HWY_ALIGN uint16_t bf16_row[kMaxFusedRowLength];
   F32FromBf16Row(in, input, dim);
-  RopeRow(input, cos, sin, rope_dim, style, p.indexer, p.indexer, row);
+  RopeRow(input, cos, sin, rope_dim, style, p.indexer_minus, p.indexer_plus, row);
   std::memcpy(row + rope_dim, input + rope_dim, (dim - rope_dim) * sizeof(float));
   if (p.indexer_bf16_before_quant) {
     Bf16FromF32Row(row, bf16_row, dim, p.bf16_nan);
     F32FromBf16Row(bf16_row, row, dim);
   }
   const float scale = spec::ue8m0_scale(AmaxRow(row, dim), p.scale_ceiling, p.scale_floor);
-  QuantizeRow(row, scale, out, dim, p.e4m3_overflow);
+  QuantizeRowAs(row, scale, out, dim, p.e4m3_overflow, /*pin_nan=*/true);
   return scale;
 }
 
@@ -135,7 +135,7 @@ inline void IndexerRows(const uint16_t* in, size_t in_stride, const float* cos, 
                         size_t out_stride, float* scales, size_t rows) {
   const DF df;
   const size_t lanes = hn::Lanes(df);
-  if (!VectorRopeIsExact(rope_dim, p.indexer, p.indexer) || !RopeSplitsIntoVectors(rope_dim, style) ||
+  if (!VectorRopeIsExact(rope_dim, p.indexer_minus, p.indexer_plus) || !RopeSplitsIntoVectors(rope_dim, style) ||
       dim % lanes != 0) {
     for (size_t r = 0; r < rows; ++r) {
       scales[r] = ComposedIndexerRow(in + r * in_stride, cos, sin, dim, rope_dim, style, p, out + r * out_stride);
@@ -144,7 +144,7 @@ inline void IndexerRows(const uint16_t* in, size_t in_stride, const float* cos, 
   }
   // Local copies: the byte stores below may alias anything, so a field read
   // through `p` would be reloaded (and branched on) for every vector.
-  const Contraction contraction = p.indexer;
+  const Contraction minus = p.indexer_minus, plus = p.indexer_plus;
   const bool round_through_bf16 = p.indexer_bf16_before_quant;
   const Bf16Nan nan_rule = p.bf16_nan;
   const E4m3Overflow overflow = p.e4m3_overflow;
@@ -163,7 +163,7 @@ inline void IndexerRows(const uint16_t* in, size_t in_stride, const float* cos, 
     const float* row = kept[r % 2];
     const RowDivisor divisor(scales[r]);
     uint8_t* row_out = out + r * out_stride;
-    for (size_t i = 0; i < dim; i += lanes) StoreE4m3(hn::Load(df, row + i), divisor, overflow, row_out + i);
+    for (size_t i = 0; i < dim; i += lanes) StoreE4m3(hn::Load(df, row + i), divisor, overflow, row_out + i, /*pin_nan=*/true);
   };
   for (size_t r = 0; r < rows; ++r) {
     const uint16_t* row_in = in + r * in_stride;
@@ -176,7 +176,7 @@ inline void IndexerRows(const uint16_t* in, size_t in_stride, const float* cos, 
       hn::Store(value, df, row + i);
       running = hn::Max(running, AbsBitsIgnoringNan(value));
     };
-    ForEachRopeVector(row_in, cos, sin, pairs, rope_dim, style, contraction, contraction, keep);
+    ForEachRopeVector(row_in, cos, sin, pairs, rope_dim, style, minus, plus, keep);
     for (size_t i = rope_dim; i < dim; i += lanes) keep(i, LoadF32FromBf16(row_in + i));
     scales[r] = spec::ue8m0_scale(AmaxOfRunning(running), ceiling, floor);
     if (r > 0) encode(r - 1);

@@ -26,8 +26,14 @@ float ceil_pow2_exact(float s0);
 float ceil_pow2_log2f(float s0);
 
 // The scale of a row whose amax (NaN ignored) is given, under the profile's
-// rule. Always a power of two or +Inf.
+// rule. A power of two or +Inf (the ceiling kNone: s0 itself).
 float ue8m0_scale(float amax, ScaleCeiling ceiling, ScaleFloor floor);
+
+// The scale of a row under every scale rule of the profile: the amax's NaN
+// rule (over the row), the floor, the quotient that gives s0, the ceiling
+// (NaN when the row's NaN propagates). With the default quotient and NaN
+// rule this is ue8m0_scale(row_amax(row), ceiling, floor).
+float row_scale(const float* row, size_t count, const Profile& profile);
 
 // The e8m0 byte of a scale: its biased exponent. A +Inf scale has no e8m0
 // encoding; 0xFF (the e8m0 NaN) is returned for it.

@@ -277,13 +277,11 @@ void repair_case(Case& c, const SizeCap& cap) {
     c.profile = "qcheck";
     find_profile(c.profile, &profile);
   }
-  // q_scale: positive, finite, normal; a power of two where the profile
-  // models div.full only there (SEMANTICS.md, "MQA fp8 division").
+  // q_scale: positive, finite, normal.
   uint32_t q = c.q_scale_bits & 0x7FFFFFFFu;
   const uint32_t exponent = q >> 23;
   if (exponent == 0) q |= 0x00800000u;
   if (exponent == 0xFF) q &= ~0x40000000u;  // 2^128.. -> 2^0..: finite
-  if (profile.mqa_division == Division::kDivFullPow2) q &= 0x7F800000u;
   c.q_scale_bits = q;
   if (c.memory_limit_bytes < 1 || c.memory_limit_bytes > CaseLimits::kMaxMemoryBytes) {
     c.memory_limit_bytes = CaseLimits::kDefaultMemoryBytes;

@@ -137,8 +137,8 @@ void mark_scale_bins(const Case& c, const TensorSet& set, const Profile& profile
     for (int64_t h = 0; h < q->cols; ++h) {
       std::memcpy(bits.data(), set.element(*q, t, h, 0), D * 2);  // index_q is bf16
       rows.f32_from_bf16_row(bits.data(), x.data(), D);
-      rows.rope_row(x.data(), cos_sin.data(), cos_sin.data() + R / 2, R, c.indexer_rope, profile.indexer,
-                    profile.indexer, roped.data());
+      rows.rope_row(x.data(), cos_sin.data(), cos_sin.data() + R / 2, R, c.indexer_rope, profile.indexer_minus,
+                    profile.indexer_plus, roped.data());
       std::copy(x.begin() + static_cast<int64_t>(R), x.end(), roped.begin() + static_cast<int64_t>(R));
       const float amax = rows.amax_row(roped.data(), D);
       mark_bin(BinGroup::kScaleExponent,

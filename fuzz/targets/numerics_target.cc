@@ -112,7 +112,8 @@ void check_fused_rows(const fz::NumericsInput& in, const RowOps& scalar, const R
     return;
   }
   qcheck::Profile profile = qcheck::qcheck_profile();
-  profile.indexer = in.minus_terms;
+  profile.indexer_minus = in.minus_terms;
+  profile.indexer_plus = in.plus_terms;
   profile.e4m3_overflow = in.overflow;
   profile.bf16_nan = in.nan_rule;
   profile.scale_ceiling = shape.ceiling;

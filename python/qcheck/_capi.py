@@ -94,6 +94,7 @@ _signatures = {
     "qcheck_judge": [_P, ctypes.POINTER(VerdictOptions), _u8pp, _u8pp, _S, ctypes.POINTER(_P)] + _MSG,
     "qcheck_verdict_exit_code": [_P],
     "qcheck_verdict_signature": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
+    "qcheck_verdict_profiles": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_verdict_text": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_verdict_json": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_profile_names": [ctypes.c_char_p, _S, ctypes.POINTER(_S)],

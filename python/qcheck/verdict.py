@@ -11,14 +11,20 @@ from .tensors import make_tensors, pointer_array
 class Verdict:
     """passed, exit_code (0 pass, 1 mismatch, 2 invalid input, 3 runtime
     error, as qcheck-replay), signature ("tensor/part/class" of the most
-    severe mismatch), text and json (qcheck-replay's reports; json as a dict)."""
+    severe mismatch), text and json (qcheck-replay's reports; json as a dict).
+    Under profile="auto": profiles (every named profile that explains the
+    outputs bit for bit; empty when none does, and then text says where no
+    profile explains them and which comes closest per tensor) and
+    judged_under (the profile the report is under)."""
 
-    def __init__(self, exit_code, signature, text, report):
+    def __init__(self, exit_code, signature, text, report, profiles):
         self.exit_code = exit_code
         self.signature = signature
         self.text = text
         self.json = report
         self.passed = exit_code == 0
+        self.profiles = profiles
+        self.judged_under = report.get("judged_under", "")
 
     def __bool__(self):
         return self.passed
@@ -36,7 +42,9 @@ def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=2
     case.numpy_inputs() or case.torch_inputs() (run A, poison 0), and
     optionally `outputs_b` from a second run on poison 1, which tells an
     element never written from one written with the poison's bits and finds
-    runs that differ. profile: None for the case's."""
+    runs that differ. profile: None for the case's, a name of
+    qcheck.profiles(), NAME+any-fma (any contraction pattern per row), or
+    "auto" (every named profile)."""
     if outputs.poison != 0 or (outputs_b is not None and outputs_b.poison != 1):
         raise ValueError("outputs must come from a run on poison 0 and outputs_b from one on poison 1")
     run_a = outputs.host_raw()  # the host copies stay alive until the judge has read them
@@ -55,9 +63,10 @@ def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=2
         signature = _capi.text("qcheck_verdict_signature", verdict)
         text = _capi.text("qcheck_verdict_text", verdict)
         report = json.loads(_capi.text("qcheck_verdict_json", verdict))
+        listed = _capi.text("qcheck_verdict_profiles", verdict)
     finally:
         _capi.lib().qcheck_verdict_free(verdict)
-    return Verdict(code, signature, text, report)
+    return Verdict(code, signature, text, report, listed.split(",") if listed else [])
 
 
 def expected(case, profile=None):

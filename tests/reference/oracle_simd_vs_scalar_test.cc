@@ -118,9 +118,22 @@ void compare_under(const Profile& profile, uint32_t q_scale_bits, const RowOps& 
 // q_scale 0.37 (vLLM's test): not a power of two, so the division is real.
 TEST_P(OracleSimdVsScalar, QcheckProfile) { compare_under(qcheck_profile(), 0x3EBD70A4, simd(), target_name()); }
 
-// vllm-triton models div.full only for a power-of-two q_scale.
+// vllm-triton: div.full is exact for a power-of-two q_scale; for 0.37 the
+// expected set holds the IEEE codes (the centre of its acceptance set).
 TEST_P(OracleSimdVsScalar, VllmTritonProfile) {
   compare_under(vllm_triton_profile(), 0x3F000000, simd(), target_name());
+  compare_under(vllm_triton_profile(), 0x3EBD70A4, simd(), target_name());
+}
+
+// The other named profiles: the SIMD table where simd_rows_cover() says so,
+// the scalar spec otherwise (the comparison then proves the fallback).
+TEST_P(OracleSimdVsScalar, EveryNamedProfile) {
+  for (const std::string& name : profile_names()) {
+    Profile p;
+    ASSERT_TRUE(find_profile(name, &p));
+    SCOPED_TRACE(name);
+    compare_under(p, 0x3EBD70A4, simd(), target_name());
+  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "reference/float_bits.h"
 #include "reference/profile.h"
 #include "reference/rope.h"
+#include "reference/quotient.h"
 #include "reference/ue8m0.h"
 #include "tests/reference/row_checks.h"
 #include "tests/reference/row_values.h"
@@ -144,11 +145,13 @@ std::vector<Profile> indexer_variants() {
   p.scale_floor = ScaleFloor::kScale1e4;
   variants.push_back(p);
   p = qcheck_profile();
-  p.indexer = Contraction::kNone;
+  p.indexer_minus = Contraction::kNone;
+  p.indexer_plus = Contraction::kFuseSin;
   p.scale_floor = ScaleFloor::kAmax1e10;
   variants.push_back(p);
   p = qcheck_profile();
-  p.indexer = Contraction::kFuseSin;
+  p.indexer_minus = Contraction::kFuseSin;
+  p.indexer_plus = Contraction::kFuseSin;
   p.indexer_bf16_before_quant = true;
   p.bf16_nan = Bf16Nan::k7FC0;
   variants.push_back(p);
@@ -161,12 +164,14 @@ float expected_indexer_row(const uint16_t* in, const float* cos, const float* si
                            RopeStyle style, const Profile& p, uint8_t* codes) {
   const std::vector<float> x = widen(in, dim);
   std::vector<float> row(x);
-  spec::rope_row(x.data(), cos, sin, rope_dim, style, p.indexer, p.indexer, row.data());
+  spec::rope_row(x.data(), cos, sin, rope_dim, style, p.indexer_minus, p.indexer_plus, row.data());
   if (p.indexer_bf16_before_quant) {
     for (float& value : row) value = spec::f32_from_bf16(spec::bf16_from_f32(value, p.bf16_nan));
   }
-  const float scale = spec::ue8m0_scale(spec::row_amax(row.data(), dim), p.scale_ceiling, p.scale_floor);
-  for (size_t i = 0; i < dim; ++i) codes[i] = spec::e4m3_from_f32(row[i] / scale, p.e4m3_overflow);
+  const float scale = spec::row_scale(row.data(), dim, p);
+  for (size_t i = 0; i < dim; ++i) {
+    codes[i] = spec::e4m3_of_quotient(spec::quotient(row[i], scale, p.indexer_codes), p.e4m3_overflow);
+  }
   return scale;
 }
 
