@@ -57,7 +57,9 @@ class Finding:
 class FuzzResult:
     """executions, seconds, exec_per_second, bins (reached), findings (Finding
     list), by_signature (signature -> count), phases (seconds per phase:
-    inputs, kernel, verdict)."""
+    cases (mutator and semantic bins), inputs (libqcheck writes the
+    buffers), transfers (to the device and back), kernel (the adapter, to a
+    synchronize), verdict (libqcheck's judge))."""
 
     def __init__(self):
         self.executions = 0
@@ -65,7 +67,7 @@ class FuzzResult:
         self.bins = set()
         self.findings = []
         self.by_signature = {}
-        self.phases = {"inputs": 0.0, "kernel": 0.0, "verdict": 0.0}
+        self.phases = {"cases": 0.0, "inputs": 0.0, "transfers": 0.0, "kernel": 0.0, "verdict": 0.0}
         self.stopped = ""
 
     @property
@@ -121,6 +123,7 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                                                                     result.executions < executions):
         n = result.executions
         key = rng.getrandbits(64)
+        t_case = time.monotonic()
         if not pool or n % 16 == 0:
             case = Case.from_seed(key, case_size)
         elif len(pool) > 1 and n % 8 == 1:
@@ -128,24 +131,20 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
         else:
             case = rng.choice(pool).mutate(key, case_size)
         reached = case_bins(case, profile)
+        result.phases["cases"] += time.monotonic() - t_case
         verdict, failure = None, None
         try:
             runs = []
             for poison in (0, 1):
-                t0 = time.monotonic()
-                tensors = make_tensors(case, poison, device)
+                tensors = make_tensors(case, poison, device, phases=result.phases)
                 t1 = time.monotonic()
                 kernel(tensors)
                 if device is not None and str(device).startswith("cuda"):
                     import torch
                     torch.cuda.synchronize()
-                t2 = time.monotonic()
-                result.phases["inputs"] += t1 - t0
-                result.phases["kernel"] += t2 - t1
+                result.phases["kernel"] += time.monotonic() - t1
                 runs.append(tensors)
-            t3 = time.monotonic()
-            verdict = check(case, runs[0], runs[1], profile=profile, kernel=target)
-            result.phases["verdict"] += time.monotonic() - t3
+            verdict = check(case, runs[0], runs[1], profile=profile, kernel=target, phases=result.phases)
         except _capi.QcheckError:
             raise  # the library refused a case it made itself: a bug of qcheck's, not a finding
         except Exception as e:  # the kernel raised, or the device faulted

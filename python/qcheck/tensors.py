@@ -4,6 +4,7 @@ allocations behind the views, so that the verdict reads every byte the
 kernel may have touched (sentinels and padding included)."""
 
 import ctypes
+import time
 
 import numpy as np
 
@@ -55,25 +56,36 @@ def pointer_array(arrays):
 
 class Tensors(dict):
     """name -> array view. Also: .case, .poison (0 for run A, 1 for run B),
-    .raw (one flat uint8 array per allocation: numpy, or torch on .device),
+    .raw (one flat uint8 array per allocation: numpy, or torch on .device,
+    where the allocations are spans of one device block, .block),
     .info (name -> the plan's TensorInfo), .aliased (ql_nope is query_out's
     front), and the scalars a kernel takes: .q_scale, .softmax_scale,
     .head_scale (Python floats, the exact fp32 values)."""
 
-    def host_raw(self):
-        """The allocations' bytes on the host (copied back from the device)."""
+    def host_raw(self, phases=None):
+        """The allocations' bytes on the host (copied back from the device;
+        the copy's seconds added to phases["transfers"] when given)."""
         if self.device is None:
             return self.raw
-        return [r.cpu().numpy() for r in self.raw]
+        start = time.monotonic()
+        block = self.block.cpu().numpy()  # one copy for every allocation
+        host = [block[o:o + n] for o, n in self.spans]
+        if phases is not None:
+            phases["transfers"] += time.monotonic() - start
+        return host
 
 
 def _fp32(field):
     return float(np.array([int(field, 16)], dtype=np.uint32).view(np.float32)[0])
 
 
-def make_tensors(case, poison, device, expected_profile=None):
+def make_tensors(case, poison, device, expected_profile=None, phases=None):
+    """The case's Tensors on `device` (None: numpy). With `phases` (a dict),
+    the seconds spent are added to its "inputs" and "transfers"."""
+    start = time.monotonic()
     buffers, infos, aliased = plan(case)
     host = host_buffers(case, poison, expected_profile)
+    built = time.monotonic()
     t = Tensors()
     t.case, t.poison, t.device, t.aliased = case, poison, device, aliased
     t.info = {}
@@ -81,7 +93,18 @@ def make_tensors(case, poison, device, expected_profile=None):
         t.raw = host
     else:
         import torch
-        t.raw = [torch.from_numpy(h).to(device) for h in host]
+        # Every allocation in one device block (each at a 256-byte boundary,
+        # as cudaMalloc gives): one copy each way instead of one per tensor.
+        t.spans, end = [], 0
+        for h in host:
+            t.spans.append((end, h.size))
+            end = (end + h.size + 255) // 256 * 256
+        staged = np.zeros(max(end, 1), dtype=np.uint8)
+        for (o, n), h in zip(t.spans, host):
+            staged[o:o + n] = h
+        t.block = torch.from_numpy(staged).to(device)
+        t.raw = [t.block[o:o + n] for o, n in t.spans]
+    copied = time.monotonic()
     for info in infos:
         name = info.name.decode()
         t.info[name] = info
@@ -96,9 +119,14 @@ def make_tensors(case, poison, device, expected_profile=None):
             dtype = getattr(torch, DTYPE_NAMES[info.dtype])
             typed = t.raw[info.buffer].view(dtype)
             size = typed.element_size()
-            t[name] = torch.as_strided(typed, shape, strides, info.offset_bytes // size)
+            # as_strided's offset counts from the start of the storage (the block).
+            t[name] = torch.as_strided(typed, shape, strides, typed.storage_offset() + info.offset_bytes // size)
     fields = case.fields
     t.q_scale = _fp32(fields["q_scale"])
     t.softmax_scale = _fp32(fields["softmax_scale"])
     t.head_scale = _fp32(fields["head_scale"])
+    if phases is not None:
+        phases["inputs"] += built - start + (time.monotonic() - copied if device is not None else 0.0)
+        if device is not None:
+            phases["transfers"] += copied - built
     return t

@@ -3,6 +3,7 @@
 
 import ctypes
 import json
+import time
 
 from . import _capi
 from .tensors import make_tensors, pointer_array
@@ -37,21 +38,23 @@ def _profile(profile):
     return None if profile is None else profile.encode()
 
 
-def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=20):
+def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=20, phases=None):
     """The verdict on the tensors a kernel wrote into: `outputs` from
     case.numpy_inputs() or case.torch_inputs() (run A, poison 0), and
     optionally `outputs_b` from a second run on poison 1, which tells an
     element never written from one written with the poison's bits and finds
     runs that differ. profile: None for the case's, a name of
     qcheck.profiles(), NAME+any-fma (any contraction pattern per row), or
-    "auto" (every named profile)."""
+    "auto" (every named profile). phases: a dict whose "transfers" and
+    "verdict" get the seconds spent (qcheck.fuzz's time split)."""
     if outputs.poison != 0 or (outputs_b is not None and outputs_b.poison != 1):
         raise ValueError("outputs must come from a run on poison 0 and outputs_b from one on poison 1")
-    run_a = outputs.host_raw()  # the host copies stay alive until the judge has read them
+    run_a = outputs.host_raw(phases)  # the host copies stay alive until the judge has read them
     run_b = None
     if outputs_b is not None:
-        host_b = outputs_b.host_raw()
+        host_b = outputs_b.host_raw(phases)
         run_b = pointer_array(host_b)
+    start = time.monotonic()
     options = _capi.VerdictOptions(ctypes.sizeof(_capi.VerdictOptions), _profile(profile),
                                    None if kernel is None else kernel.encode(), max_listed)
     verdict = ctypes.c_void_p()
@@ -66,6 +69,8 @@ def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=2
         listed = _capi.text("qcheck_verdict_profiles", verdict)
     finally:
         _capi.lib().qcheck_verdict_free(verdict)
+        if phases is not None:
+            phases["verdict"] += time.monotonic() - start
     return Verdict(code, signature, text, report, listed.split(",") if listed else [])
 
 
