@@ -12,9 +12,11 @@
 //    profile's own pattern. Never a numeric tolerance: each accepted value
 //    is one a legal choice gives;
 //  - "auto": every named profile (reference/profile.h); the verdict lists
-//    those that explain the outputs bit for bit and, when none does, the
-//    first element no profile explains (with each profile's value there)
-//    and per output tensor the profile that comes closest.
+//    those that explain the outputs bit for bit. When none does, the same
+//    profiles with "+any-fma" are tried (a kernel whose source compiled to
+//    other contraction patterns), and when none of those does either, the
+//    verdict gives the first element no named profile explains (with each
+//    profile's value there) and per output tensor the closest profile.
 #pragma once
 
 #include <cstddef>

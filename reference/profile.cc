@@ -60,16 +60,21 @@ Profile plain_scale_profile() {
 }
 
 Profile torch_eager_profile() {
-  // The reference people write in PyTorch eager as a test oracle
-  // (python/examples/torch_eager_fused_q.py): one op per product (no FMA),
-  // IEEE division, torch.amax (NaN propagates, through clamp too), the
-  // exp2(ceil(log2(.))) ceiling, .to(torch.float8_e4m3fn) (no saturation:
-  // NaN above 464 and for Inf), weights one multiply at a time. On the GPU
-  // its bf16 and fp32 NaNs are the device's (0x7FFF, 0x7FFFFFFF).
+  // The reference people write in PyTorch eager as a test oracle, run on the
+  // GPU (python/examples/torch_eager_fused_q.py): one op per product (no
+  // FMA); torch.amax (NaN propagates, through clamp too); the
+  // exp2(ceil(log2(.))) ceiling; .to(torch.float8_e4m3fn) (no saturation:
+  // NaN above 464 and for Inf); weights one multiply at a time; bf16 and fp32
+  // NaNs the device's (0x7FFF, 0x7FFFFFFF). A tensor divided by a Python
+  // float is, on CUDA, a multiply by RN(1/d) (measured on the H200 with torch
+  // 2.11: amax / 448.0 and x / q_scale; on the CPU torch divides exactly);
+  // a tensor by a tensor (x / scale) is IEEE.
   Profile p;
   p.name = "torch-eager";
   p.mqa_fp8_r1 = p.mqa_fp8_r2 = p.mqa_bf16_r1 = p.mqa_bf16_r2 = Contraction::kNone;
   p.indexer_minus = p.indexer_plus = Contraction::kNone;
+  p.scale_quotient = ScaleQuotient::kTimesReciprocal;
+  p.mqa_division = Division::kTimesReciprocal;
   p.scale_ceiling = ScaleCeiling::kLog2f;
   p.amax_nan = AmaxNan::kPropagate;
   p.e4m3_overflow = E4m3Overflow::kNan;

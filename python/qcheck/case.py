@@ -87,8 +87,11 @@ class Case:
 
     @property
     def fields(self):
-        """Every field by its JSON name (num_tokens, mqa_heads, query_path, q_scale, ...)."""
-        return json.loads(self.to_json())
+        """Every field by its JSON name (num_tokens, mqa_heads, query_path, q_scale, ...).
+        Decoded once per case (a Case never changes); a copy each time."""
+        if getattr(self, "_fields", None) is None:
+            self._fields = json.loads(self.to_json())
+        return dict(self._fields)
 
     def __getitem__(self, name):
         return self.fields[name]

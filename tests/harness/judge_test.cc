@@ -185,6 +185,16 @@ TEST(Judge, AnyFmaAcceptsOnePatternPerRowNotAMixWithinARow) {
     const std::string text = joined(j.explanation);
     EXPECT_NE(text.find("none/fuse-sin"), std::string::npos) << text;
     EXPECT_NE(text.find("qcheck+any-fma's patterns"), std::string::npos) << text;
+    // auto: no named profile gives these rows, the same with any pattern does.
+    const Judgement automatic = judge(c, kAutoProfile, got);
+    EXPECT_TRUE(automatic.report.passed());
+    ASSERT_FALSE(automatic.explaining.empty());
+    EXPECT_EQ(automatic.explaining[0], "qcheck+any-fma") << joined(automatic.explanation);
+    for (const std::string& name : automatic.explaining) EXPECT_NE(name.find("+any-fma"), std::string::npos);
+    EXPECT_NE(joined(automatic.explanation).find("auto: no named profile explains the outputs bit for bit; with any "
+                                                 "FMA pattern per row: qcheck+any-fma"),
+              std::string::npos)
+        << joined(automatic.explanation);
 
     // The r1 terms of one row, half from each pattern: no single pattern
     // gives that row.

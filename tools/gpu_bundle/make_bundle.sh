@@ -15,7 +15,8 @@
 #               (libhwy.so.1 and friends); binaries find them through an
 #               $ORIGIN/../lib rpath and the runner's LD_LIBRARY_PATH
 #   corpus/     the repository's corpus folder
-#   python/     the Python package (qcheck over lib/libqcheck.so): PYTHONPATH=DIR/python
+#   python/     the Python package (qcheck over lib/libqcheck.so): PYTHONPATH=DIR/python;
+#               python/examples/run_examples.py runs the examples there
 #   qcheck      the front door there: `qcheck fuzz [--mode=pr|batch] [MINUTES]`
 #               (the campaign, run_campaign.sh; also run_fuzz.sh MINUTES) and
 #               `qcheck test LOGDIR` (the gate, run_gpu_gate.sh LOGDIR)
@@ -95,6 +96,10 @@ cp "$build/capi/libqcheck.so" "$out/lib/"
 mkdir -p "$out/python"
 cp -r "$repo/python/qcheck" "$out/python/"
 cp "$repo/python/README.md" "$out/python/"
+# The examples (a Triton kernel, a PyTorch eager reference, their driver):
+# the tracked files only.
+mkdir -p "$out/python/examples"
+git -C "$repo" ls-files python/examples | while read -r f; do cp "$repo/$f" "$out/python/examples/"; done
 find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
 
