@@ -86,6 +86,23 @@ struct ChoiceCounts {
   }
 };
 
+// Every output element of `got` equals `expected`'s (guards and inputs are
+// compare_runs's business).
+bool outputs_equal(const TensorSet& expected, const TensorSet& got) {
+  for (const TensorGeometry& g : expected.plan.tensors) {
+    if (g.role == TensorRole::kInput) continue;
+    for (int64_t t = 0; t < g.rows; ++t) {
+      for (int64_t h = 0; h < g.cols; ++h) {
+        if (std::memcmp(expected.element(g, t, h, 0), got.element(g, t, h, 0),
+                        size_t(g.width * element_bytes(g.type))) != 0) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 // Fills `set` (built with Poison::kA from c, untouched) with the oracle.
 std::string fill(const Case& c, const Profile& p, const RowOps& rows, TensorSet& set) {
   return run_fused_q_oracle(make_fused_q_args(c, set), p, rows);
@@ -103,19 +120,22 @@ TensorSet accepted_expected(const Case& c, const Profile& p, const RowOps& rows,
                             TensorSet blank, std::vector<std::string>* choices, std::string* error) {
   const bool div = has_div_acceptance(c, p);
   std::vector<Choice> options;
+  // A choice's expected set, and for div.full the sets of its bounds.
   const auto add = [&](const std::string& name, const Profile& q) {
     Choice choice{name, blank, {}, {}};
     *error = fill(c, q, rows, choice.expected);
-    if (div && error->empty()) {
-      Profile bound = q;
-      bound.mqa_division = Division::kIeeeMinus2Ulp;
-      choice.low = blank;
-      *error = fill(c, bound, rows, choice.low);
-      bound.mqa_division = Division::kIeeePlus2Ulp;
-      choice.high = blank;
-      if (error->empty()) *error = fill(c, bound, rows, choice.high);
-    }
     options.push_back(std::move(choice));
+    return error->empty();
+  };
+  const auto add_bounds = [&](Choice& choice, const Profile& q) {
+    if (!div) return true;
+    Profile bound = q;
+    bound.mqa_division = Division::kIeeeMinus2Ulp;
+    choice.low = blank;
+    *error = fill(c, bound, rows, choice.low);
+    bound.mqa_division = Division::kIeeePlus2Ulp;
+    choice.high = blank;
+    if (error->empty()) *error = fill(c, bound, rows, choice.high);
     return error->empty();
   };
   if (!p.any_contraction && !div) {
@@ -124,11 +144,16 @@ TensorSet accepted_expected(const Case& c, const Profile& p, const RowOps& rows,
     return blank;
   }
   if (!add(p.name + "'s patterns", p)) return blank;
+  // Where the kernel wrote exactly the profile's own outputs (most cases),
+  // the other choices are not needed: they cost an oracle run each.
+  if (outputs_equal(options[0].expected, got)) return std::move(options[0].expected);
+  if (!add_bounds(options[0], p)) return blank;
   if (p.any_contraction) {
     for (Contraction minus : {Contraction::kNone, Contraction::kFuseCos, Contraction::kFuseSin}) {
       for (Contraction plus : {Contraction::kNone, Contraction::kFuseCos, Contraction::kFuseSin}) {
         const std::string name = std::string(contraction_name(minus)) + "/" + contraction_name(plus);
-        if (!add(name, with_pattern(p, minus, plus))) return blank;
+        const Profile q = with_pattern(p, minus, plus);
+        if (!add(name, q) || !add_bounds(options.back(), q)) return blank;
       }
     }
   }
