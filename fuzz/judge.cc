@@ -67,10 +67,22 @@ bool row_accepted(const Choice& choice, const TensorSet& got, const TensorGeomet
 }
 
 // How many rows each choice explained in one tensor, and what was left.
+// The first rows of each choice other than the profile's own are named
+// [token, head]; the counts cover all.
 struct ChoiceCounts {
+  static constexpr size_t kRowsNamed = 4;
   std::map<std::string, int64_t> rows;
+  std::map<std::string, std::string> first_rows;
   int64_t unexplained_rows = 0;
   int64_t elements_within_2ulp = 0;  // of the unexplained rows
+
+  void add(const std::string& name, bool own, int64_t t, int64_t h) {
+    if (!own && ++rows[name] <= int64_t(kRowsNamed)) {
+      first_rows[name] += (rows[name] > 1 ? " " : "") + std::string("[") + std::to_string(t) + ", " +
+                          std::to_string(h) + "]";
+    }
+    if (own) ++rows[name];
+  }
 
   std::string line(const char* tensor) const {
     std::ostringstream s;
@@ -78,6 +90,10 @@ struct ChoiceCounts {
     const char* separator = " ";
     for (const auto& [name, count] : rows) {
       s << separator << count << " " << name;
+      const auto named = first_rows.find(name);
+      if (named != first_rows.end()) {
+        s << " (" << named->second << (count > int64_t(kRowsNamed) ? " ..." : "") << ")";
+      }
       separator = ", ";
     }
     if (unexplained_rows > 0) s << separator << unexplained_rows << " explained by no choice";
@@ -177,7 +193,7 @@ TensorSet accepted_expected(const Case& c, const Profile& p, const RowOps& rows,
           }
         }
         if (chosen != nullptr) {
-          ++counts.rows[chosen->name];
+          counts.add(chosen->name, chosen == &options[0], t, h);
           for (int64_t i = 0; i < g.width; ++i) copy_element(got, accepted, g, t, h, i);
           if (weight != nullptr) copy_element(got, accepted, *weight, t, h, 0);
           continue;
