@@ -121,16 +121,11 @@ qcheck_status qcheck_plan_tensors(const qcheck_case* c, qcheck_tensor_info* out,
                                    : g.role == qcheck::TensorRole::kOutput ? QCHECK_ROLE_OUTPUT
                                                                            : QCHECK_ROLE_UNTOUCHED_OUTPUT;
                           t.dtype = dtype_of(g.type);
-                          // Positions are [T], caches [P, R], the rest [T, heads, width].
-                          const bool cache = g.id == qcheck::TensorId::kMqaCache || g.id == qcheck::TensorId::kIndexerCache;
-                          const bool positions = g.id == qcheck::TensorId::kPositions;
-                          t.ndim = positions ? 1 : cache ? 2 : 3;
-                          const int64_t shape[3] = {g.rows, g.cols, g.width};
-                          const int64_t strides[3] = {g.row_stride, g.col_stride, 1};
-                          const int axes[3] = {0, cache ? 2 : 1, 2};
+                          const qcheck::OutsideShape o = qcheck::outside_shape(g);
+                          t.ndim = o.ndim;
                           for (int d = 0; d < 3; ++d) {
-                            t.shape[d] = d < t.ndim ? shape[axes[d]] : 0;
-                            t.strides[d] = d < t.ndim ? strides[axes[d]] : 0;
+                            t.shape[d] = o.shape[d];
+                            t.strides[d] = o.strides[d];
                           }
                           t.buffer = g.buffer;
                           t.offset_bytes = qcheck::GuardedBuffer::kSentinelBytes +

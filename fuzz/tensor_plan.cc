@@ -157,4 +157,18 @@ TensorPlan plan_tensors(const Case& c) {
   return plan;
 }
 
+OutsideShape outside_shape(const TensorGeometry& g) {
+  OutsideShape o;
+  const bool cache = g.id == TensorId::kMqaCache || g.id == TensorId::kIndexerCache;
+  o.ndim = g.id == TensorId::kPositions ? 1 : cache ? 2 : 3;
+  const int64_t shape[3] = {g.rows, g.cols, g.width};
+  const int64_t strides[3] = {g.row_stride, g.col_stride, 1};
+  const int axes[3] = {0, cache ? 2 : 1, 2};
+  for (int d = 0; d < o.ndim; ++d) {
+    o.shape[d] = shape[axes[d]];
+    o.strides[d] = strides[axes[d]];
+  }
+  return o;
+}
+
 }  // namespace qcheck

@@ -63,6 +63,16 @@ struct TensorPlan {
 TensorPlan plan_tensors(const Case& c);
 
 const char* name_of(TensorId id);
+
+// A tensor as a kernel outside this library sees it: positions [T], caches
+// [P, R], every other tensor [T, heads, width]; strides in elements (the
+// last one 1). The C API's plan and the .npy exchange both give this.
+struct OutsideShape {
+  int ndim = 0;
+  int64_t shape[3] = {0, 0, 0};
+  int64_t strides[3] = {0, 0, 0};
+};
+OutsideShape outside_shape(const TensorGeometry& g);
 const char* name_of(ElementType type);
 int element_bytes(ElementType type);
 

@@ -7,7 +7,9 @@
 //   - a case the JSON parser accepts survives a second JSON round trip;
 //   - the file-form detection (parse_case_bytes) agrees with both decoders;
 //   - validation and describe() run on every decoded case without crashing,
-//     and validate_case answers the same twice (no hidden state).
+//     and validate_case answers the same twice (no hidden state);
+//   - the .npy reader (fuzz/npy.h) never crashes, and an array it accepts
+//     re-encodes to bytes it decodes to the same array.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,6 +18,7 @@
 #include "fuzz/case_binary.h"
 #include "fuzz/case_file.h"
 #include "fuzz/case_json.h"
+#include "fuzz/npy.h"
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/status_file.h"
 
@@ -57,6 +60,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Case json;
   const bool json_ok = qcheck::case_from_json(std::string(bytes.begin(), bytes.end()), &json).empty();
   if (json_ok) check_case(json);
+
+  qcheck::NpyArray array;
+  if (qcheck::decode_npy(data, size, &array).empty()) {
+    const std::vector<uint8_t> again = qcheck::encode_npy(array);
+    qcheck::NpyArray back;
+    const std::string error = qcheck::decode_npy(again.data(), again.size(), &back);
+    if (!error.empty() || back.descr != array.descr || back.shape != array.shape || back.data != array.data) {
+      fail("an accepted .npy array does not survive encode and decode", error);
+    }
+  }
 
   // Either form through the file-level entry: it must pick the same decoder.
   Case detected;

@@ -8,6 +8,7 @@
 #include "fuzz/case_binary.h"
 #include "fuzz/case_json.h"
 #include "fuzz/case_names.h"
+#include "fuzz/npy.h"
 #include "fuzz/targets/model_shapes.h"
 #include "fuzz/targets/numerics_input.h"
 #include "fuzz/value_rows.h"
@@ -361,6 +362,16 @@ std::vector<NamedBytes> case_decode_seeds() {
   // JSON number type makes nlohmann throw out_of_range, not parse_error.
   const std::string overflow = R"({"num_tokens": 1, "seed": 84e59317352044662983})";
   out.push_back({"json-number-overflow", std::vector<uint8_t>(overflow.begin(), overflow.end())});
+  // The .npy reader reads the same bytes (fuzz/npy.h): arrays as numpy.save
+  // writes them, and one cut short.
+  std::vector<uint8_t> words;
+  for (int i = 0; i < 12; ++i) words.push_back(uint8_t(i * 7));
+  out.push_back({"npy-u2-2x3", encode_npy(NpyArray{"<u2", {2, 3}, words})});
+  out.push_back({"npy-f4-3", encode_npy(NpyArray{"<f4", {3}, words})});
+  out.push_back({"npy-u1-empty", encode_npy(NpyArray{"|u1", {0}, {}})});
+  std::vector<uint8_t> cut = encode_npy(NpyArray{"<i8", {1}, std::vector<uint8_t>(words.begin(), words.begin() + 8)});
+  cut.resize(cut.size() - 3);
+  out.push_back({"npy-truncated", cut});
   return out;
 }
 
