@@ -87,3 +87,35 @@ def test_a_broken_file_is_one_line_with_its_name(tmp_path):
     r = run(CHECK_TOOL, str(folder))
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "q_pe.npy: descr '<f4'" in r.stderr, r.stderr
+
+
+def test_ml_dtypes_decodes_the_files_as_the_manifest_says(tmp_path):
+    # An independent decoder (ml_dtypes, where installed: the GPU host has it):
+    # the real dtypes of the manifest read the files' bits, and on the fp8
+    # path the oracle's ql_nope codes are ml_dtypes' own e4m3 of
+    # ql_nope / q_scale wherever it does not saturate (q_scale a power of two).
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    real = {"bfloat16": ml_dtypes.bfloat16, "float8_e4m3fn": ml_dtypes.float8_e4m3fn}
+    compared = 0
+    for seed in range(1, 40):
+        case = qcheck.Case.from_seed(seed, size="tiny")
+        if case["query_path"] != "fp8-packed" or int(case["q_scale"], 16) & 0x7FFFFF:
+            continue
+        path = tmp_path / f"c{seed}.json"
+        case.save(path)
+        folder = tmp_path / f"x{seed}"
+        assert run(CASE_TOOL, "export", str(path), str(folder)).returncode == 0
+        assert run(CASE_TOOL, "expected", str(path), str(folder), "--profile", "qcheck").returncode == 0
+        manifest, arrays, tensors = views(folder)
+        kinds = {t["name"]: t["real_dtype"] for t in manifest["tensors"]}
+        nope = tensors["ql_nope"].view(real[kinds["ql_nope"]]).astype(np.float32)
+        q_scale = np.float32(manifest["scalars"]["q_scale"]["value"])
+        with np.errstate(invalid="ignore", over="ignore"):  # NaN and Inf inputs are left out below
+            quotient = nope / q_scale
+            mine = quotient.astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+        expected = np.load(folder / "expected_query_out.npy")[..., :nope.shape[-1]]
+        assert kinds["query_out"] == "float8_e4m3fn"
+        fine = np.isfinite(quotient) & (np.abs(quotient) <= 448)
+        assert (mine[fine] == expected[fine]).all(), seed
+        compared += int(fine.sum())
+    assert compared > 1000
