@@ -56,7 +56,7 @@ std::string verdict_profile(const Case& c, const Backend& backend, const Verdict
                                           : c.profile;
 }
 
-Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options) {
+Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options, TensorSet* run_a) {
   Verdict v;
   v.backend = backend.name;
   v.planted_bug = backend.planted_bug;
@@ -110,6 +110,7 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
     v.outcome = backend.run(c, profile, *got);
     if (!v.outcome.is_ok()) return v;
   }
+  if (run_a != nullptr) *run_a = got_a;
   const RowOps& rows = options.oracle_rows == OracleRows::kSimd ? simd_row_ops() : scalar_row_ops();
   Judgement judgement;
   error = judge_runs(c, v.profile, rows, got_a, got_b, options.max_listed, &expected, times, &judgement);

@@ -44,7 +44,10 @@ struct Verdict {
   int exit_code() const;
 };
 
-Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options = {});
+// With `run_a`, the backend's outputs of its first run (on poison A) are
+// copied there (kernel against kernel compares two such runs).
+Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options = {},
+                    TensorSet* run_a = nullptr);
 
 // Moves a judgement (fuzz/judge.h) into the verdict.
 struct Judgement;

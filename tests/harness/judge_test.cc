@@ -1,4 +1,5 @@
-// The judge (fuzz/judge.h): acceptance sets and --profile auto, proven on
+// The judge (fuzz/judge.h): acceptance sets and --profile auto (and, at the
+// end, kernel against kernel, fuzz/against.h, which judges under auto), proven on
 // outputs assembled by hand from the oracle's sets under several profiles
 // and patterns: rows mixed between patterns, codes moved inside and outside
 // div.full's 2 ulp, one element no profile gives.
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/against.h"
 #include "fuzz/compare.h"
 #include "fuzz/verdict.h"
 #include "reference/conversions.h"
@@ -306,6 +308,34 @@ TEST(Judge, TheVerdictPrintsAutosFindings) {
       << verdict_text(v, c);
   EXPECT_NE(verdict_json(v, c).find("\"profiles\": [\n    \"torch-eager\"\n  ]"), std::string::npos)
       << verdict_json(v, c);
+}
+
+}  // namespace
+}  // namespace qcheck
+
+namespace qcheck {
+namespace {
+
+TEST(Against, TwoKernelsAgreeOrTheReportSaysWhere) {
+  const Case c = test::small_case();
+  AgainstResult r = run_against(c, *find_backend("cpu-simd"), *find_backend("cpu-model"), VerdictOptions{});
+  ASSERT_TRUE(r.compared);
+  EXPECT_TRUE(r.difference.passed()) << report_text(r.difference);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.first.profile, "auto");
+  EXPECT_FALSE(r.second.explaining.empty());
+  // The planted NeoX/interleaved swap: the kernels differ in index_q_fp8,
+  // and the second's own verdict fails.
+  r = run_against(c, *find_backend("cpu-model"), *find_backend("cpu-model-bug-swapped-indexer-rope"), VerdictOptions{});
+  ASSERT_TRUE(r.compared);
+  EXPECT_FALSE(r.difference.passed());
+  EXPECT_EQ(r.difference.primary_signature().tensor, "index_q_fp8");
+  EXPECT_TRUE(r.first.passed());
+  EXPECT_FALSE(r.second.passed());
+  EXPECT_TRUE(r.second.explaining.empty());
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_NE(against_text(r, c).find("cpu-model-bug-swapped-indexer-rope: no profile explains it"), std::string::npos)
+      << against_text(r, c);
 }
 
 }  // namespace

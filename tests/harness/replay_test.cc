@@ -162,3 +162,25 @@ TEST(Replay, ListsBackends) {
 
 }  // namespace
 }  // namespace qcheck
+
+namespace qcheck {
+namespace {
+
+TEST(Replay, AgainstComparesTwoKernelsOnTheSameInputs) {
+  const std::string path = write_case("against.case", test::small_case(), CaseForm::kBinary);
+  ToolRun r = replay(path + " --backend cpu-simd --against cpu-model");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("AGAINST cpu-simd vs cpu-model: the outputs agree bit for bit\n", 0), 0u) << r.output;
+  r = replay(path + " --backend cpu-model --against cpu-model-bug-swapped-indexer-rope");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("differences; primary signature index_q_fp8/"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("== differences (expected: cpu-model, got: cpu-model-bug-swapped-indexer-rope)"),
+            std::string::npos)
+      << r.output;
+  r = replay(path + " --against no-such-backend");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown backend no-such-backend for --against"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace qcheck

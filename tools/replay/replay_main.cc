@@ -1,5 +1,5 @@
 // qcheck-replay CASE|DIR... [--backend B] [--profile P] [--oracle scalar|simd]
-//               [--max-listed N] [--json] [--repeat N] [--quiet]
+//               [--max-listed N] [--json] [--repeat N] [--quiet] [--against B2]
 // qcheck-replay --list-backends
 //
 // Runs case files (binary, libFuzzer artifacts, or JSON; a directory means
@@ -7,7 +7,10 @@
 // verdict. --repeat N also runs the backend N times on the same inputs and
 // compares every byte of each run with the first run's (a race or other
 // nondeterminism fails the file). --quiet prints only the files that do not
-// pass, and the summary line. Exit codes, the worst over the files: 0 pass,
+// pass, and the summary line. --against B2 runs a second backend on the
+// same inputs and compares the two kernels' outputs with each other, each
+// judged under auto unless --profile says otherwise (fuzz/against.h); the
+// file fails when they differ. Exit codes, the worst over the files: 0 pass,
 // 1 mismatch (or runs that differ), 2 invalid input (unreadable or corrupt
 // file, invalid case, unknown backend or profile, bad arguments), 3 runtime
 // or GPU error (including a backend that cannot run here, e.g. no GPU).
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/against.h"
 #include "fuzz/backend.h"
 #include "fuzz/case_file.h"
 #include "fuzz/repeat.h"
@@ -27,7 +31,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: qcheck-replay CASE|DIR... [--backend B] [--profile P] [--oracle scalar|simd] "
-    "[--max-listed N] [--json] [--repeat N] [--quiet]\n"
+    "[--max-listed N] [--json] [--repeat N] [--quiet] [--against B2]\n"
     "       qcheck-replay --list-backends\n";
 
 int refuse(const std::string& message) {
@@ -59,6 +63,7 @@ long integer_value(const std::string& flag, const char* v, long lo, long hi) {
 
 struct Settings {
   const qcheck::Backend* backend = nullptr;
+  const qcheck::Backend* against = nullptr;
   qcheck::VerdictOptions options;
   bool json = false;
   bool quiet = false;
@@ -71,6 +76,14 @@ int replay_file(const std::string& path, const Settings& s) {
   qcheck::Case c;
   const std::string error = qcheck::load_case_file(path, &c);
   if (!error.empty()) return refuse(error);
+  if (s.against != nullptr) {
+    const qcheck::AgainstResult r = qcheck::run_against(c, *s.backend, *s.against, s.options);
+    const int code = r.exit_code();
+    if (s.quiet && code == 0) return 0;
+    if (s.files_named_more_than_one) std::printf("== %s\n", path.c_str());
+    std::fputs(qcheck::against_text(r, c).c_str(), stdout);
+    return code;
+  }
   const qcheck::Verdict verdict = qcheck::run_verdict(c, *s.backend, s.options);
   int code = verdict.exit_code();
   std::string text = s.json ? qcheck::verdict_json(verdict, c) : qcheck::verdict_text(verdict, c);
@@ -100,7 +113,7 @@ int replay_file(const std::string& path, const Settings& s) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> paths;
-  std::string backend_name = "cpu-simd";
+  std::string backend_name = "cpu-simd", against_name;
   Settings s;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -115,10 +128,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--quiet") {
       s.quiet = true;
     } else if (arg == "--backend" || arg == "--profile" || arg == "--oracle" || arg == "--max-listed" ||
-               arg == "--repeat") {
+               arg == "--repeat" || arg == "--against") {
       const char* v = next_value();
       if (v == nullptr) return refuse(arg + " needs a value");
       if (arg == "--backend") backend_name = v;
+      if (arg == "--against") against_name = v;
       if (arg == "--profile") s.options.profile = v;
       if (arg == "--oracle") {
         const std::string rows = v;
@@ -145,6 +159,13 @@ int main(int argc, char** argv) {
   s.backend = qcheck::find_backend(backend_name);
   if (s.backend == nullptr) {
     return refuse("unknown backend " + backend_name + " (known: " + qcheck::backend_names() + ")");
+  }
+  if (!against_name.empty()) {
+    s.against = qcheck::find_backend(against_name);
+    if (s.against == nullptr) {
+      return refuse("unknown backend " + against_name + " for --against (known: " + qcheck::backend_names() + ")");
+    }
+    if (s.json || s.repeat > 0) return refuse("--against does not combine with --json or --repeat");
   }
   std::vector<std::string> files;
   for (const std::string& path : paths) {
