@@ -178,11 +178,16 @@ qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* o
     qcheck_status s = valid_case_and_buffers(c, run_a, buffer_count, why);
     if (s == QCHECK_OK && run_b != nullptr) s = valid_case_and_buffers(c, run_b, buffer_count, why);
     if (s != QCHECK_OK) return s;
-    if (options != nullptr && options->struct_size < sizeof(qcheck_verdict_options)) {
-      why = "options->struct_size = " + std::to_string(options->struct_size) + ", this library needs " +
-            std::to_string(sizeof(qcheck_verdict_options));
+    // Version 1's struct ends before run_graph.
+    constexpr size_t kVersion1Size = offsetof(qcheck_verdict_options, run_graph);
+    if (options != nullptr && options->struct_size < kVersion1Size) {
+      why = "options->struct_size = " + std::to_string(options->struct_size) + ", this library needs at least " +
+            std::to_string(kVersion1Size);
       return QCHECK_INVALID_INPUT;
     }
+    const uint8_t* const* run_graph =
+        options != nullptr && options->struct_size >= sizeof(qcheck_verdict_options) ? options->run_graph : nullptr;
+    if (run_graph != nullptr && (s = valid_case_and_buffers(c, run_graph, buffer_count, why)) != QCHECK_OK) return s;
     auto v = std::make_unique<qcheck_verdict>();
     v->c = c->c;
     v->verdict.backend = options != nullptr && options->kernel != nullptr ? options->kernel : "outside kernel";
@@ -208,8 +213,40 @@ qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* o
       v->verdict.outcome = qcheck::Outcome::invalid_input(why);
     } else {
       qcheck::take_judgement(std::move(judgement), &v->verdict);
+      if (run_graph != nullptr) {
+        qcheck::TensorSet graph;
+        if ((s = set_from(c->c, run_graph, buffer_count, &graph, why)) != QCHECK_OK) return s;
+        v->verdict.graph = true;
+        v->verdict.report.merge(qcheck::compare_identical(c->c, got_a, graph,
+                                                          qcheck::MismatchClass::kGraphReplayDiffers, 'G', listed));
+      }
     }
     why.clear();
+    *out = v.release();
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_differ(const qcheck_case* c, const char* first_name, const uint8_t* const* first,
+                            const char* second_name, const uint8_t* const* second, size_t buffer_count,
+                            uint32_t max_listed, qcheck_verdict** out, char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (out == nullptr) {
+      why = "out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck_status s = valid_case_and_buffers(c, first, buffer_count, why);
+    if (s == QCHECK_OK) s = valid_case_and_buffers(c, second, buffer_count, why);
+    if (s != QCHECK_OK) return s;
+    qcheck::TensorSet a, b;
+    if ((s = set_from(c->c, first, buffer_count, &a, why)) != QCHECK_OK) return s;
+    if ((s = set_from(c->c, second, buffer_count, &b, why)) != QCHECK_OK) return s;
+    auto v = std::make_unique<qcheck_verdict>();
+    v->c = c->c;
+    const std::string named_first = first_name != nullptr ? first_name : "first kernel";
+    v->verdict.backend = second_name != nullptr ? second_name : "second kernel";
+    v->verdict.profile = named_first + " in the oracle's place";
+    v->verdict.report = qcheck::compare_runs(c->c, a, b, b, max_listed > 0 ? max_listed : 20);
     *out = v.release();
     return QCHECK_OK;
   });

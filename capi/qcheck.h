@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define QCHECK_API_VERSION 1u
+#define QCHECK_API_VERSION 2u
 
 /* The exit codes of qcheck-replay: pass, mismatch, invalid input, runtime error. */
 typedef enum {
@@ -147,6 +147,11 @@ typedef struct {
                           "auto" (every named profile; fuzz/judge.h) */
   const char* kernel;  /* the name the reports give the kernel; NULL: "outside kernel" */
   uint32_t max_listed; /* mismatches listed in the reports (0: 20) */
+  /* Added in version 2 (a caller's older, shorter struct is read without it):
+   * the buffers of a third run, the launch captured in a CUDA graph and
+   * replayed, on poison 0; every byte that differs from run_a's is a
+   * mismatch of class graph-replay-differs. NULL: no graph run. */
+  const uint8_t* const* run_graph;
 } qcheck_verdict_options;
 
 typedef struct qcheck_verdict qcheck_verdict; /* opaque; free with qcheck_verdict_free */
@@ -154,6 +159,12 @@ typedef struct qcheck_verdict qcheck_verdict; /* opaque; free with qcheck_verdic
 qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* options, const uint8_t* const* run_a,
                            const uint8_t* const* run_b, size_t buffer_count, qcheck_verdict** out, char* message,
                            size_t message_size);
+/* Kernel against kernel: the outputs of two kernels' runs on the same case
+ * and poison, `first`'s taking the oracle's place (the verdict's report is
+ * where `second` differs from `first`; its text names both). */
+qcheck_status qcheck_differ(const qcheck_case* c, const char* first_name, const uint8_t* const* first,
+                            const char* second_name, const uint8_t* const* second, size_t buffer_count,
+                            uint32_t max_listed, qcheck_verdict** out, char* message, size_t message_size);
 /* The verdict's exit code: 0 pass, 1 mismatch, 2 invalid input, 3 runtime error. */
 int qcheck_verdict_exit_code(const qcheck_verdict* v);
 /* "tensor/part/class" of the most severe mismatch, "" on a pass. */
@@ -216,6 +227,34 @@ qcheck_status qcheck_minimized_report(const qcheck_minimized* m, const char* ker
 qcheck_status qcheck_minimized_pytest(const qcheck_minimized* m, const char* adapter, const char* profile,
                                       const char* device, char* out, size_t capacity, size_t* needed);
 void qcheck_minimized_free(qcheck_minimized* m);
+
+/* --- plugins: kernels built outside the project (qcheck_plugin.h) --------------------------- */
+
+typedef struct qcheck_loaded_plugin qcheck_loaded_plugin; /* loaded once per process, never freed */
+
+/* Loads the plugin library at `path` (later calls with the same path give
+ * the same handle): entry point, ABI version and profile are checked. */
+qcheck_status qcheck_plugin_load(const char* path, const qcheck_loaded_plugin** out, char* message,
+                                 size_t message_size);
+/* {"path", "name", "profile", "memory": "cuda"|"host", "domain": {...}} as JSON. */
+qcheck_status qcheck_plugin_info(const qcheck_loaded_plugin* p, char* out, size_t capacity, size_t* needed);
+/* QCHECK_OK when the case is inside the plugin's domain, else
+ * QCHECK_INVALID_INPUT with "outside the domain of plugin ...". */
+qcheck_status qcheck_plugin_check_case(const qcheck_loaded_plugin* p, const qcheck_case* c, char* message,
+                                       size_t message_size);
+/* A copy of `c` moved into the plugin's declared domain (the fuzz loop's
+ * repair); it may still be invalid or outside the domain. */
+qcheck_status qcheck_plugin_fit_case(const qcheck_loaded_plugin* p, const qcheck_case* c, qcheck_case** out,
+                                     char* message, size_t message_size);
+/* Launches the plugin on the case's buffers: allocations[i] is the address
+ * of buffer i's whole allocation (sentinels included) in the plugin's memory
+ * (device addresses for a CUDA plugin, host for a host one), stream its
+ * cudaStream_t (NULL: the default stream). It does not synchronize; the
+ * caller does and copies every byte back. QCHECK_RUNTIME_ERROR with the
+ * plugin's message when its launch fails, QCHECK_INVALID_INPUT outside its
+ * domain. */
+qcheck_status qcheck_plugin_launch(const qcheck_loaded_plugin* p, const qcheck_case* c, uint8_t* const* allocations,
+                                   size_t allocation_count, void* stream, char* message, size_t message_size);
 
 /* The names of the known profiles, comma-separated. */
 qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed);

@@ -10,6 +10,8 @@
 //   cpu-bug-crash, cpu-bug-hang planted faults: on cases with T % 16 == 7 the
 //   cuda-blocked-bug-wild-write process crashes, hangs or its CUDA context dies
 //   cpu-bug-race                a planted race: one element differs every other run
+//   plugin:PATH                 a kernel built outside the project, loaded from a
+//                               shared library (capi/qcheck_plugin.h, fuzz/plugin.h)
 //
 // The CUDA backends are listed in every build; without CUDA (or without a
 // device) their domain says why they cannot run.
@@ -47,13 +49,20 @@ struct Backend {
   // outputs in place. `profile` is the verdict's; backends that implement one
   // fixed profile ignore it.
   std::function<Outcome(const Case&, const Profile& profile, TensorSet& tensors)> run;
+  // The same launch captured in a CUDA graph and replayed (the CUDA
+  // backends and CUDA plugins); empty for the others.
+  std::function<Outcome(const Case&, const Profile& profile, TensorSet& tensors)> run_in_graph;
+  // Moves a case into the cases the backend supports (a plugin's declared
+  // domain), for the mutator; empty: every case.
+  std::function<void(Case&)> fit;
 };
 
 // Every backend, in a fixed order.
 const std::vector<Backend>& backends();
 
-// nullptr when no backend has that name.
-const Backend* find_backend(const std::string& name);
+// nullptr when no backend has that name. "plugin:PATH" loads the plugin
+// (once per process); *error (when given) then says why it failed.
+const Backend* find_backend(const std::string& name, std::string* error = nullptr);
 
 // "a, b, c": every backend name, for messages.
 std::string backend_names();

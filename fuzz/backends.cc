@@ -1,10 +1,13 @@
 #include <chrono>
 #include <csignal>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "fuzz/backend.h"
 #include "fuzz/device_mirror.h"
+#include "fuzz/plugin.h"
 #include "reference/fused_q_oracle.h"
 #include "reference/row_ops.h"
 #ifdef QCHECK_HAVE_CPU_MODEL
@@ -95,8 +98,13 @@ Backend cuda_backend(const char* name, const char* description, cuda::KernelDesi
   b.planted_bug = options.planted_bug != cuda::PlantedBug::kNone;
   b.fixed_profile = "qcheck";
   b.domain = [](const Case&) { return cuda_device_problem(); };
-  b.run = [design, options](const Case& c, const Profile&, TensorSet& tensors) {
-    return run_on_cuda_device(design, options, c, tensors);
+  const std::string what = project_kernel_launch_name(design);
+  const DeviceLaunch launch = project_kernel_launch(design, options);
+  b.run = [what, launch](const Case& c, const Profile&, TensorSet& tensors) {
+    return run_on_cuda_device(what, launch, c, tensors);
+  };
+  b.run_in_graph = [what, launch](const Case& c, const Profile&, TensorSet& tensors) {
+    return run_on_cuda_device(what, launch, c, tensors, LaunchMode::kGraph);
   };
   return b;
 }
@@ -165,10 +173,30 @@ const std::vector<Backend>& backends() {
   return all;
 }
 
-const Backend* find_backend(const std::string& name) {
+const Backend* find_backend(const std::string& name, std::string* error) {
   for (const Backend& b : backends()) {
     if (b.name == name) return &b;
   }
+  const std::string prefix = "plugin:";
+  if (name.compare(0, prefix.size(), prefix) == 0) {
+    // One backend per plugin, made on first use and kept for the process.
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<Backend>> made;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<Backend>& backend = made[name];
+    if (backend == nullptr) {
+      const LoadedPlugin* plugin = nullptr;
+      const std::string why = load_plugin(name.substr(prefix.size()), &plugin);
+      if (!why.empty()) {
+        made.erase(name);
+        if (error != nullptr) *error = why;
+        return nullptr;
+      }
+      backend = std::make_unique<Backend>(plugin_backend(*plugin));
+    }
+    return backend.get();
+  }
+  if (error != nullptr) *error = "unknown backend " + name + " (known: " + backend_names() + ", plugin:PATH)";
   return nullptr;
 }
 

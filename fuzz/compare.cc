@@ -347,6 +347,61 @@ const char* part_of(const Case& c, TensorId tensor, int64_t dim) {
   }
 }
 
+Report compare_identical(const Case& c, const TensorSet& first, const TensorSet& second, MismatchClass as,
+                         char run, size_t max_listed) {
+  Report report;
+  report.max_listed = max_listed;
+  for (size_t index = 0; index < first.buffers.size(); ++index) {
+    const GuardedBuffer& f = first.buffers[index];
+    const GuardedBuffer& s = second.buffers[index];
+    report.bytes_compared += f.size();
+    if (std::memcmp(f.data(), s.data(), f.size()) == 0) continue;
+    std::vector<bool> covered(f.payload_bytes(), false);
+    for (const TensorGeometry& g : first.plan.tensors) {
+      if (g.buffer != static_cast<int>(index)) continue;
+      for (const auto& [begin, end] : element_byte_ranges(g)) {
+        std::fill(covered.begin() + begin, covered.begin() + end, true);
+      }
+    }
+    for (size_t offset = 0; offset < f.size(); ++offset) {
+      const bool sentinel = f.in_sentinel(offset);
+      if ((!sentinel && covered[offset - GuardedBuffer::kSentinelBytes]) || f.data()[offset] == s.data()[offset]) {
+        continue;
+      }
+      Mismatch m;
+      const char* part = !sentinel ? "padding" : offset < GuardedBuffer::kSentinelBytes ? "sentinel before" : "sentinel after";
+      m.signature = Signature{first.plan.buffers[index].name, part, as};
+      m.run = run;
+      m.byte_offset = static_cast<int64_t>(offset);
+      m.expected_bits = f.data()[offset];
+      m.got_bits = s.data()[offset];
+      report.add(m);
+    }
+    const bool output_buffer = first.plan.buffers[index].is_output;
+    for (const TensorGeometry& g : first.plan.tensors) {
+      // The aliased ql_nope is query_out's front: its elements are checked there.
+      if (g.buffer != static_cast<int>(index) || (g.role == TensorRole::kInput && output_buffer)) continue;
+      for (int64_t t = 0; t < g.rows; ++t) {
+        for (int64_t h = 0; h < g.cols; ++h) {
+          for (int64_t d = 0; d < g.width; ++d) {
+            const uint32_t a = load_bits(first.element(g, t, h, d), g.type);
+            const uint32_t b = load_bits(second.element(g, t, h, d), g.type);
+            if (a == b) continue;
+            Mismatch m;
+            m.signature = Signature{name_of(g.id), part_of(c, g.id, d), as};
+            m.run = run;
+            m.token = t, m.head = h, m.dim = d;
+            m.type = g.type;
+            m.expected_bits = a, m.got_bits = b;
+            report.add(m);
+          }
+        }
+      }
+    }
+  }
+  return report;
+}
+
 Report compare_runs(const Case& c, const TensorSet& expected, const TensorSet& got_a,
                     const TensorSet& got_b, size_t max_listed) {
   return Comparer(c, expected, got_a, got_b, max_listed).run();

@@ -23,6 +23,12 @@ namespace qcheck {
 Report compare_runs(const Case& c, const TensorSet& expected, const TensorSet& got_a,
                     const TensorSet& got_b, size_t max_listed = 20);
 
+// Every byte of `second` against `first` (two runs of one backend on the
+// same inputs and poison): each element or guard byte that differs is one
+// mismatch of class `as`, listed as run `run`. The graph replay check.
+Report compare_identical(const Case& c, const TensorSet& first, const TensorSet& second, MismatchClass as,
+                         char run, size_t max_listed = 20);
+
 // How many codes apart two values of one format are, in the format's numeric
 // order (adjacent codes 1, +0 and -0 the same), or -1 when either is NaN:
 // the ULP distance a report quotes.

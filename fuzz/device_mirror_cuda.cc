@@ -92,6 +92,52 @@ Arena& arena() {
   return a;
 }
 
+#define QCHECK_CUDA_CHECK(call)                                                          \
+  do {                                                                                   \
+    const cudaError_t error_ = (call);                                                   \
+    if (error_ != cudaSuccess) return Outcome::runtime_error(cuda_error(#call, error_)); \
+  } while (0)
+
+// The stream graph captures run on (the legacy default stream cannot be
+// captured). Created once and blocking, so it runs after the copies made on
+// the default stream and before the ones made after it.
+cudaError_t capture_stream(cudaStream_t* out) {
+  static cudaStream_t stream = nullptr;
+  static const cudaError_t created = cudaStreamCreate(&stream);
+  *out = stream;
+  return created;
+}
+
+struct GraphOwner {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ~GraphOwner() {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+  }
+};
+
+// Captures the launch, instantiates the graph and replays it once, waiting
+// for it. A launch that is not capturable (it synchronizes, allocates or
+// copies) ends the capture with an error named here.
+Outcome launch_in_graph(const std::string& what, const DeviceLaunch& launch, const FusedQArgs& args) {
+  cudaStream_t stream = nullptr;
+  QCHECK_CUDA_CHECK(capture_stream(&stream));
+  QCHECK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const std::string error = launch(args, stream);
+  GraphOwner g;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &g.graph);
+  if (!error.empty()) return Outcome::runtime_error(what + " (captured in a CUDA graph): " + error);
+  QCHECK_CUDA_CHECK(ended);
+  size_t nodes = 0;
+  QCHECK_CUDA_CHECK(cudaGraphGetNodes(g.graph, nullptr, &nodes));
+  if (nodes == 0) return Outcome::ok();  // the launch had nothing to do (T = 0)
+  QCHECK_CUDA_CHECK(cudaGraphInstantiate(&g.exec, g.graph, 0));
+  QCHECK_CUDA_CHECK(cudaGraphLaunch(g.exec, stream));
+  QCHECK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return Outcome::ok();
+}
+
 // Gives the device memory back after a large case, also on an early return.
 struct ReleaseIfLarge {
   Arena& a;
@@ -114,15 +160,20 @@ std::string cuda_device_problem() {
   return problem;
 }
 
-Outcome run_on_cuda_device(cuda::KernelDesign design, const cuda::LaunchOptions& options,
-                           const Case& c, TensorSet& tensors) {
+DeviceLaunch project_kernel_launch(cuda::KernelDesign design, const cuda::LaunchOptions& options) {
+  return [design, options](const FusedQArgs& args, void* stream) {
+    return cuda::launch_fused_q(design, args, stream, options);
+  };
+}
+
+std::string project_kernel_launch_name(cuda::KernelDesign design) {
+  return std::string("launch_fused_q(") + cuda::name_of(design) + ")";
+}
+
+Outcome run_on_cuda_device(const std::string& what, const DeviceLaunch& launch, const Case& c, TensorSet& tensors,
+                           LaunchMode mode) {
   const std::string problem = cuda_device_problem();
   if (!problem.empty()) return Outcome::runtime_error(problem);
-#define QCHECK_CUDA_CHECK(call)                                                          \
-  do {                                                                                   \
-    const cudaError_t error_ = (call);                                                   \
-    if (error_ != cudaSuccess) return Outcome::runtime_error(cuda_error(#call, error_)); \
-  } while (0)
 
   std::vector<size_t> offsets;
   size_t total = 0;
@@ -159,10 +210,12 @@ Outcome run_on_cuda_device(cuda::KernelDesign design, const cuda::LaunchOptions&
   const std::string invalid = validate_fused_q_args(args);
   if (!invalid.empty()) return Outcome::invalid_input(invalid);
 
-  const std::string launch = cuda::launch_fused_q(design, args, nullptr, options);
-  if (!launch.empty()) {
-    return Outcome::runtime_error(std::string("launch_fused_q(") + cuda::name_of(design) +
-                                  "): " + launch);
+  if (mode == LaunchMode::kGraph) {
+    const Outcome replayed = launch_in_graph(what, launch, args);
+    if (!replayed.is_ok()) return replayed;
+  } else {
+    const std::string error = launch(args, nullptr);
+    if (!error.empty()) return Outcome::runtime_error(what + ": " + error);
   }
   if (large) {
     QCHECK_CUDA_CHECK(cudaDeviceSynchronize());
@@ -178,8 +231,9 @@ Outcome run_on_cuda_device(cuda::KernelDesign design, const cuda::LaunchOptions&
     GuardedBuffer& host = tensors.buffers[i];
     std::memcpy(host.data(), staging + offsets[i], host.size());
   }
-#undef QCHECK_CUDA_CHECK
   return Outcome::ok();
 }
+
+#undef QCHECK_CUDA_CHECK
 
 }  // namespace qcheck

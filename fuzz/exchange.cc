@@ -1,9 +1,7 @@
 #include "fuzz/exchange.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -19,8 +17,11 @@
 namespace qcheck {
 namespace {
 
+// The folder and any missing parents (as mkdir -p).
 std::string make_dir(const std::string& dir) {
-  if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) return dir + ": cannot create (" + std::strerror(errno) + ")";
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return dir + ": cannot create (" + error.message() + ")";
   return "";
 }
 

@@ -25,8 +25,8 @@
 
 namespace qcheck {
 
-// Writes case.json, manifest.json and the buffers into `dir` (created if
-// missing). "" on success, else why not.
+// Writes case.json, manifest.json and the buffers into `dir` (created with
+// its parents if missing). "" on success, else why not.
 std::string export_case(const Case& c, const std::string& dir);
 
 // Writes every buffer of `set` as DIR/NAME.npy (what export_case writes,

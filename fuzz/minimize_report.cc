@@ -66,6 +66,9 @@ std::string rule_involved(const Signature& signature, ElementType type) {
     case MismatchClass::kUnwritten:
       return "elements never written (no profile rule: grid coverage, a tail, a skipped copy)";
     case MismatchClass::kNondeterministic: return "two runs wrote different bits (a race; no profile rule)";
+    case MismatchClass::kGraphReplayDiffers:
+      return "the launch replayed from a CUDA graph wrote other bits than the eager launch (no profile rule: "
+             "state kept across launches, a host value baked into the capture, a stream assumed)";
     case MismatchClass::kRowPowerOfTwo:
       return "the UE8M0 scale of the row (Profile::scale_ceiling: exact bit ceiling or log2f; "
              "Profile::scale_floor: 1e-4 on amax or on the scale)";

@@ -18,6 +18,7 @@ const char* name_of(MismatchClass m) {
     case MismatchClass::kWrittenWhenDisabled: return "written-when-disabled";
     case MismatchClass::kUnwritten: return "unwritten";
     case MismatchClass::kNondeterministic: return "nondeterministic";
+    case MismatchClass::kGraphReplayDiffers: return "graph-replay-differs";
     case MismatchClass::kNanLost: return "expected-nan-got-number";
     case MismatchClass::kSpuriousNan: return "expected-number-got-nan";
     case MismatchClass::kNanBits: return "nan-bits";
@@ -43,6 +44,14 @@ void Report::add(const Mismatch& m) {
   ++counts[m.signature];
   ++total;
   if (first.size() < max_listed) first.push_back(m);
+}
+
+void Report::merge(const Report& other) {
+  for (const auto& [signature, count] : other.counts) counts[signature] += count;
+  total += other.total;
+  for (const Mismatch& m : other.first) {
+    if (first.size() < max_listed) first.push_back(m);
+  }
 }
 
 Signature Report::primary_signature() const {

@@ -19,6 +19,7 @@ enum class MismatchClass : uint8_t {
   kWrittenWhenDisabled,  // an output that must stay untouched (no indexer) was written
   kUnwritten,            // an output element kept the poison of both runs
   kNondeterministic,     // the two runs wrote different bits
+  kGraphReplayDiffers,   // the launch replayed from a CUDA graph wrote other bits than the eager one
   kNanLost,              // expected NaN, got a number
   kSpuriousNan,          // expected a number, got NaN
   kNanBits,              // both NaN, different bits
@@ -27,7 +28,7 @@ enum class MismatchClass : uint8_t {
   kOffByOne,             // one code apart in the format's ordering
   kWrongValue,           // anything else
 };
-constexpr int kMismatchClassCount = 13;
+constexpr int kMismatchClassCount = 14;
 
 const char* name_of(MismatchClass mismatch);
 
@@ -68,6 +69,8 @@ struct Report {
   uint64_t bytes_compared = 0;
 
   void add(const Mismatch& m);
+  // Adds another report's counts and listed mismatches (bytes_compared stays).
+  void merge(const Report& other);
   bool passed() const { return total == 0; }
   // The signature of the most severe class present (ties: smallest), or an
   // empty tensor name when the report passed.

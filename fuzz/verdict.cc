@@ -60,6 +60,7 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
   Verdict v;
   v.backend = backend.name;
   v.planted_bug = backend.planted_bug;
+  v.graph = options.graph;
   v.profile = verdict_profile(c, backend, options);
   v.report.max_listed = options.max_listed;
   std::string error = validate_case(c);
@@ -105,9 +106,21 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
     v.outcome = Outcome::invalid_input(error);
     return v;
   }
+  if (options.graph && !backend.run_in_graph) {
+    v.outcome = Outcome::invalid_input("backend " + backend.name +
+                                       " has no CUDA graph launch (graph replay: the CUDA backends and CUDA plugins)");
+    return v;
+  }
   for (TensorSet* got : {&got_a, &got_b}) {
     PhaseTimer timer(times, got == &got_a ? Phase::kBackendA : Phase::kBackendB);
     v.outcome = backend.run(c, profile, *got);
+    if (!v.outcome.is_ok()) return v;
+  }
+  TensorSet got_graph;
+  if (options.graph) {
+    PhaseTimer timer(times, Phase::kBackendB);
+    got_graph = expected;  // (still as built: the oracle has not filled it yet)
+    v.outcome = backend.run_in_graph(c, profile, got_graph);
     if (!v.outcome.is_ok()) return v;
   }
   if (run_a != nullptr) *run_a = got_a;
@@ -119,6 +132,9 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
     return v;
   }
   take_judgement(std::move(judgement), &v);
+  if (options.graph) {
+    v.report.merge(compare_identical(c, got_a, got_graph, MismatchClass::kGraphReplayDiffers, 'G', options.max_listed));
+  }
   return v;
 }
 
@@ -133,6 +149,7 @@ std::string header(const Verdict& v) {
   }
   s << (v.report.passed() ? "PASS" : "FAIL") << " backend " << v.backend
     << (v.planted_bug ? " (planted bug)" : "") << ", profile " << v.profile;
+  if (v.graph) s << ", graph replay against eager";
   if (!v.judged_under.empty() && v.judged_under != v.profile) s << " (report under " << v.judged_under << ")";
   if (!v.report.passed()) s << ": " << v.report.total << " mismatches";
   return s.str();
@@ -156,6 +173,7 @@ std::string verdict_json(const Verdict& v, const Case& c) {
   j["reason"] = v.outcome.reason;
   j["backend"] = v.backend;
   j["planted_bug"] = v.planted_bug;
+  j["graph"] = v.graph;
   j["profile"] = v.profile;
   j["judged_under"] = v.judged_under;
   j["profiles"] = v.explaining;

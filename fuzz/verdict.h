@@ -27,6 +27,11 @@ struct VerdictOptions {
   OracleRows oracle_rows = OracleRows::kSimd;
   size_t max_listed = 20;  // mismatches listed in the report
   PhaseTimes* times = nullptr;  // when set, each phase's time is added to it
+  // Also run the launch captured in a CUDA graph and replayed (on poison A)
+  // and compare every byte with the eager run A: each difference is a
+  // mismatch of class graph-replay-differs. Backends without a graph launch
+  // (Backend::run_in_graph) refuse it as invalid input.
+  bool graph = false;
 };
 
 struct Verdict {
@@ -38,6 +43,7 @@ struct Verdict {
   std::vector<std::string> explaining;   // auto: every profile that explains the outputs
   std::vector<std::string> explanation;  // fuzz/judge.h: acceptance choices, auto's findings
   bool planted_bug = false;  // the backend is expected to fail
+  bool graph = false;        // a graph replay was compared with the eager run
 
   bool passed() const { return outcome.is_ok() && report.passed(); }
   // 0 pass, 1 mismatch, 2 invalid input, 3 runtime error.

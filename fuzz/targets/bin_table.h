@@ -71,7 +71,8 @@ constexpr const char* kScaleExponent[] = {"e<=-22 (floor)", "e -21..-15", "e -14
 // Mismatch classes in the order of fuzz/report.h MismatchClass.
 constexpr const char* kVerdict[] = {
     "pass", "invalid input", "runtime error", "sentinel-overwritten", "padding-overwritten",
-    "input-modified", "written-when-disabled", "unwritten", "nondeterministic", "expected-nan-got-number",
+    "input-modified", "written-when-disabled", "unwritten", "nondeterministic", "graph-replay-differs",
+    "expected-nan-got-number",
     "expected-number-got-nan", "nan-bits", "sign-of-zero", "row-power-of-two", "off-by-one", "wrong-value"};
 static_assert(sizeof(kVerdict) / sizeof(kVerdict[0]) == 3 + kMismatchClassCount,
               "a verdict bin per mismatch class");

@@ -114,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (tensors[i].role == QCHECK_ROLE_OUTPUT) b[tensors[i].buffer] = a[tensors[i].buffer];
     }
     const std::vector<const uint8_t*> ca(pa.begin(), pa.end()), cb(pb.begin(), pb.end());
-    qcheck_verdict_options options{sizeof(qcheck_verdict_options), nullptr, "capi-target", 5};
+    qcheck_verdict_options options{sizeof(qcheck_verdict_options), nullptr, "capi-target", 5, nullptr};
     qcheck_verdict* v = nullptr;
     expect_ok(qcheck_judge(c, &options, ca.data(), cb.data(), count, &v, message, sizeof message), "judge", message);
     if (qcheck_verdict_exit_code(v) != 0) finding("the oracle's own outputs fail:\n" + text_of(qcheck_verdict_text, v));

@@ -40,11 +40,9 @@ bool backend_follows_profile(const Backend& backend) { return backend.fixed_prof
 std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
   FusedQOptions o;
   if (const char* name = option_value(argc, argv, "--backend", "QCHECK_BACKEND")) {
-    o.backend = find_backend(name);
-    if (o.backend == nullptr) {
-      return std::string("--backend (QCHECK_BACKEND) = ") + name + " is not a backend (known: " +
-             backend_names() + ")";
-    }
+    std::string why;
+    o.backend = find_backend(name, &why);
+    if (o.backend == nullptr) return std::string("--backend (QCHECK_BACKEND) = ") + name + ": " + why;
   } else {
     // A GPU here: fuzz the seed PR's kernel; else the SIMD oracle rows.
     const Backend* gpu = find_backend("cuda-blocked");
@@ -83,6 +81,11 @@ std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
   o.keep_going = has_flag(argc, argv, "--keep-going") || env_is("QCHECK_KEEP_GOING", "1");
   o.input_bins = !(has_flag(argc, argv, "--no-input-bins") || env_is("QCHECK_INPUT_BINS", "0"));
   o.phase_times = has_flag(argc, argv, "--phase-times") || env_is("QCHECK_PHASE_TIMES", "1");
+  o.verdict.graph = has_flag(argc, argv, "--graph") || env_is("QCHECK_GRAPH", "1");
+  if (o.verdict.graph && !o.backend->run_in_graph) {
+    return "--graph (QCHECK_GRAPH=1): backend " + o.backend->name +
+           " has no CUDA graph launch (the CUDA backends and CUDA plugins have one)";
+  }
   *out = o;
   return "";
 }
@@ -94,7 +97,8 @@ std::string describe(const FusedQOptions& o) {
   return "backend " + o.backend->name + (o.backend->planted_bug ? " (planted bug)" : "") + ", oracle " +
          (o.verdict.oracle_rows == OracleRows::kScalar ? "scalar" : "simd") + " rows, profile " + profile +
          ", cases up to " + std::to_string(o.max_case_bytes) + " bytes" + ", " + o.case_size + " case sizes" +
-         (o.keep_going ? ", keep going after mismatches" : "") + (o.input_bins ? "" : ", no input bins");
+         (o.keep_going ? ", keep going after mismatches" : "") + (o.input_bins ? "" : ", no input bins") +
+         (o.verdict.graph ? ", graph replay against eager" : "");
 }
 
 }  // namespace qcheck::fuzzing

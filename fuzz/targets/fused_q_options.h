@@ -21,6 +21,10 @@
 //   --no-input-bins       QCHECK_INPUT_BINS=0    skip the bins computed from the inputs
 //   --phase-times         QCHECK_PHASE_TIMES=1   print at exit where an execution's time
 //                                            went (fuzz/phase_times.h)
+//   --graph               QCHECK_GRAPH=1     also replay each launch from a CUDA graph
+//                                            and compare it with the eager one
+// --backend=plugin:PATH fuzzes a plugin (capi/qcheck_plugin.h): the mutator
+// keeps every case inside the plugin's declared domain.
 #pragma once
 
 #include <cstdint>

@@ -91,6 +91,7 @@ void initialize(int argc, char** argv) {
 
 std::string replay_command(const qcheck::VerdictOptions& v) {
   std::string command = "qcheck-replay ARTIFACT --backend " + g_options.backend->name;
+  if (v.graph) command += " --graph";
   if (!v.profile.empty()) command += " --profile " + v.profile;
   command += v.oracle_rows == qcheck::OracleRows::kScalar ? " --oracle scalar" : " --oracle simd";
   return command;
@@ -105,7 +106,9 @@ std::string replay_command(const qcheck::VerdictOptions& v) {
   std::abort();
 }
 
-size_t write_case(const Case& c, uint8_t* out, size_t max_size) {
+size_t write_case(Case c, uint8_t* out, size_t max_size) {
+  // A plugin's cases stay inside its declared domain.
+  if (g_options.backend != nullptr && g_options.backend->fit) g_options.backend->fit(c);
   const std::vector<uint8_t> bytes = qcheck::encode_case(c);
   // Only without -len_control=0 can the room be short; the cut bytes are
   // then refused by the decoder.

@@ -112,7 +112,9 @@ def cmd_fuzz_triton(args, rep):
     findings = fresh_dir(args.out / "findings-triton")
     result = qcheck.fuzz(triton_fused_q.adapter, minutes=args.minutes, device=args.device, case_size=args.size,
                          profile=args.triton_profile, findings=str(findings), seed=args.seed,
-                         progress=not args.quiet)
+                         progress=not args.quiet, graph=args.graph)
+    if args.graph:
+        rep.say("every case also captured in a torch.cuda.CUDAGraph, replayed and compared with the eager run")
     fuzz_summary(rep, result)
     for f in result.findings[:3]:
         rep.say(f"finding {f.signature}: {f.path}")
@@ -289,6 +291,7 @@ def main(argv=None):
                         help="the profile fuzz-triton, planted and bench judge under (e.g. vllm-triton+any-fma)")
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT") or "examples-out"))
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--graph", action="store_true", help="fuzz-triton: also replay each case from a CUDA graph")
     args = parser.parse_args(argv)
     rep = Report(args.out)
     rep.say(f"qcheck library {qcheck.library_path}; profiles {','.join(qcheck.profiles())}; torch {torch.__version__}; "

@@ -12,7 +12,8 @@ to compile; numpy always, torch where it is installed.
 from ._capi import API_VERSION, QcheckError, library_path
 from .case import Case
 from .tensors import Tensors
-from .verdict import Verdict, check, expected, run
+from .verdict import Against, Verdict, against, check, expected, run
+from .plugin import Plugin
 from .fuzz import FuzzResult, fuzz
 from .minimize import Minimized, minimize
 from . import _capi
@@ -30,5 +31,5 @@ def profiles():
     return _capi.text("qcheck_profile_names").split(",")
 
 
-__all__ = ["API_VERSION", "Case", "FuzzResult", "Minimized", "QcheckError", "Tensors", "Verdict", "assert_passes",
-           "check", "expected", "fuzz", "library_path", "minimize", "profiles", "run"]
+__all__ = ["API_VERSION", "Against", "Case", "FuzzResult", "Minimized", "Plugin", "QcheckError", "Tensors", "Verdict",
+           "against", "assert_passes", "check", "expected", "fuzz", "library_path", "minimize", "profiles", "run"]

@@ -1,10 +1,13 @@
-"""python -m qcheck fuzz MODULE:FUNCTION [options]
-python -m qcheck replay CASE MODULE:FUNCTION [options]
+"""python -m qcheck fuzz TARGET [options]
+python -m qcheck replay CASE TARGET [--against TARGET2] [options]
 
-MODULE:FUNCTION names an adapter (python/README.md, "The adapter contract"):
-the module is imported (the current folder is on the path), the function is
-called with each case's tensors. replay exits as qcheck-replay does: 0 pass,
-1 mismatch, 2 invalid input, 3 runtime error (the kernel raised).
+TARGET is MODULE:FUNCTION, an adapter (python/README.md, "The adapter
+contract": the module is imported, the current folder on the path, and the
+function called with each case's tensors), or plugin:PATH, a kernel library
+built against capi/qcheck_plugin.h (qcheck.Plugin). replay exits as
+qcheck-replay does: 0 pass, 1 mismatch (or, with --against, outputs that
+differ), 2 invalid input, 3 runtime error (the kernel raised). --graph also
+replays each launch from a CUDA graph and compares it with the eager one.
 """
 
 import argparse
@@ -15,10 +18,13 @@ import traceback
 from . import _capi
 from .case import Case
 from .fuzz import fuzz
-from .verdict import run
+from .plugin import Plugin
+from .verdict import against, run
 
 
 def adapter(spec):
+    if spec.startswith("plugin:"):
+        return Plugin(spec[len("plugin:"):])
     if ":" not in spec:
         raise SystemExit(f"qcheck: {spec!r} must be MODULE:FUNCTION")
     module_name, function = spec.split(":", 1)
@@ -42,16 +48,25 @@ def main(argv=None):
     f.add_argument("--corpus")
     f.add_argument("--findings", default="qcheck-findings")
     f.add_argument("--device", help="a torch device (cuda, cuda:1); numpy arrays when left out")
+    f.add_argument("--graph", action="store_true", help="also replay each case from a CUDA graph")
     r = sub.add_parser("replay", help="run one case file through an adapter")
     r.add_argument("case")
     r.add_argument("target")
     r.add_argument("--profile")
     r.add_argument("--device")
+    r.add_argument("--graph", action="store_true")
+    r.add_argument("--against", help="a second TARGET: both on the case, their outputs compared")
     args = parser.parse_args(argv)
-    kernel = adapter(args.target)
+    try:
+        kernel = adapter(args.target)
+        second = adapter(args.against) if getattr(args, "against", None) else None
+    except _capi.QcheckError as e:
+        print(f"qcheck: {e}", file=sys.stderr)
+        return 2
     if args.command == "fuzz":
         result = fuzz(kernel, minutes=args.minutes, profile=args.profile, case_size=args.case_size, seed=args.seed,
-                      corpus=args.corpus, device=args.device, findings=args.findings, executions=args.executions)
+                      corpus=args.corpus, device=args.device, findings=args.findings, executions=args.executions,
+                      graph=args.graph)
         return 1 if result.findings else 0
     try:
         case = Case.load(args.case)
@@ -60,7 +75,13 @@ def main(argv=None):
         print(f"qcheck: {e}", file=sys.stderr)
         return 2
     try:
-        verdict = run(case, kernel, device=args.device, profile=args.profile, name=args.target)
+        if second is not None:
+            result = against(case, kernel, second, device=args.device, profile=args.profile or "auto",
+                             names=(args.target, args.against))
+            print(result.text)
+            codes = [result.first.exit_code, result.second.exit_code]
+            return max([c for c in codes if c >= 2] + [0 if result.passed else 1])
+        verdict = run(case, kernel, device=args.device, profile=args.profile, name=args.target, graph=args.graph)
     except _capi.QcheckError as e:
         print(f"qcheck: {e}", file=sys.stderr)
         return 2

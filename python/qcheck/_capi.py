@@ -5,7 +5,7 @@ import ctypes
 import os
 from pathlib import Path
 
-API_VERSION = 1
+API_VERSION = 2
 
 OK, MISMATCH, INVALID_INPUT, RUNTIME_ERROR = 0, 1, 2, 3
 DTYPE_INT64, DTYPE_F32, DTYPE_BF16, DTYPE_E4M3 = 0, 1, 2, 3
@@ -42,7 +42,7 @@ EVALUATE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctyp
 
 class VerdictOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("profile", ctypes.c_char_p), ("kernel", ctypes.c_char_p),
-                ("max_listed", ctypes.c_uint32)]
+                ("max_listed", ctypes.c_uint32), ("run_graph", ctypes.POINTER(ctypes.c_void_p))]
 
 
 def _candidates():
@@ -92,6 +92,13 @@ _signatures = {
     "qcheck_fill_buffers": [_P, ctypes.c_int, _u8pp, _S] + _MSG,
     "qcheck_expected_buffers": [_P, ctypes.c_char_p, _u8pp, _S] + _MSG,
     "qcheck_judge": [_P, ctypes.POINTER(VerdictOptions), _u8pp, _u8pp, _S, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_differ": [_P, ctypes.c_char_p, _u8pp, ctypes.c_char_p, _u8pp, _S, ctypes.c_uint32,
+                      ctypes.POINTER(_P)] + _MSG,
+    "qcheck_plugin_load": [ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_plugin_info": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
+    "qcheck_plugin_check_case": [_P, _P] + _MSG,
+    "qcheck_plugin_fit_case": [_P, _P, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_plugin_launch": [_P, _P, _u8pp, _S, _P] + _MSG,
     "qcheck_verdict_exit_code": [_P],
     "qcheck_verdict_signature": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_verdict_profiles": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],

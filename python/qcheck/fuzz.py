@@ -26,8 +26,7 @@ from pathlib import Path
 
 from . import _capi
 from .case import Case
-from .tensors import make_tensors
-from .verdict import check
+from .verdict import check, kernel_runs
 
 
 @functools.lru_cache(maxsize=None)
@@ -69,6 +68,7 @@ class FuzzResult:
         self.by_signature = {}
         self.phases = {"cases": 0.0, "inputs": 0.0, "transfers": 0.0, "kernel": 0.0, "verdict": 0.0}
         self.stopped = ""
+        self.outside_domain = 0  # generated cases the kernel's domain refused even after the repair
 
     @property
     def exec_per_second(self):
@@ -80,6 +80,8 @@ class FuzzResult:
         total = sum(self.phases.values()) or 1.0
         lines.append("time: " + ", ".join(f"{k} {v / max(1, self.executions) * 1e6:.0f} us/exec "
                                           f"({100 * v / total:.0f}%)" for k, v in self.phases.items()))
+        if self.outside_domain:
+            lines.append(f"{self.outside_domain} generated cases outside the kernel's domain (not run)")
         if self.stopped:
             lines.append("stopped: " + self.stopped)
         if not self.findings:
@@ -99,9 +101,14 @@ def _target_name(kernel):
 
 
 def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=None, device=None,
-         findings="qcheck-findings", max_findings=50, progress=True, executions=None):
+         findings="qcheck-findings", max_findings=50, progress=True, executions=None, graph=False):
     """Fuzzes `kernel(tensors)` (the adapter contract of python/README.md)
-    for `minutes` (or `executions` cases). Returns a FuzzResult."""
+    for `minutes` (or `executions` cases). Returns a FuzzResult. A kernel
+    with fit_case and outside (a qcheck.Plugin) gets only cases inside its
+    domain, and one with a profile is judged under it unless `profile` says
+    otherwise. graph=True also replays every case from a CUDA graph."""
+    profile = profile or getattr(kernel, "profile", None)
+    fit, outside = getattr(kernel, "fit_case", None), getattr(kernel, "outside", None)
     rng = random.Random(seed)
     result = FuzzResult()
     findings_dir = Path(findings)
@@ -130,21 +137,19 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
             case = rng.choice(pool).cross_over(rng.choice(pool), key, case_size)
         else:
             case = rng.choice(pool).mutate(key, case_size)
+        if fit is not None:
+            case = fit(case)
+            if outside(case) is not None:  # (invalid after the repair, or refused by the plugin)
+                result.outside_domain += 1
+                result.phases["cases"] += time.monotonic() - t_case
+                continue
         reached = case_bins(case, profile)
         result.phases["cases"] += time.monotonic() - t_case
         verdict, failure = None, None
         try:
-            runs = []
-            for poison in (0, 1):
-                tensors = make_tensors(case, poison, device, phases=result.phases)
-                t1 = time.monotonic()
-                kernel(tensors)
-                if device is not None and str(device).startswith("cuda"):
-                    import torch
-                    torch.cuda.synchronize()
-                result.phases["kernel"] += time.monotonic() - t1
-                runs.append(tensors)
-            verdict = check(case, runs[0], runs[1], profile=profile, kernel=target, phases=result.phases)
+            runs, replayed = kernel_runs(case, kernel, device, phases=result.phases, graph=graph)
+            verdict = check(case, runs[0], runs[1], profile=profile, kernel=target, phases=result.phases,
+                            outputs_graph=replayed)
         except _capi.QcheckError:
             raise  # the library refused a case it made itself: a bug of qcheck's, not a finding
         except Exception as e:  # the kernel raised, or the device faulted

@@ -1,5 +1,7 @@
 """The verdict on a kernel's outputs (qcheck.check), the oracle's outputs
-(qcheck.expected), and two runs of a kernel (qcheck.run)."""
+(qcheck.expected), two runs of a kernel (qcheck.run, with graph=True a third
+replayed from a CUDA graph), and two kernels against each other
+(qcheck.against)."""
 
 import ctypes
 import json
@@ -38,7 +40,7 @@ def _profile(profile):
     return None if profile is None else profile.encode()
 
 
-def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=20, phases=None):
+def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=20, phases=None, outputs_graph=None):
     """The verdict on the tensors a kernel wrote into: `outputs` from
     case.numpy_inputs() or case.torch_inputs() (run A, poison 0), and
     optionally `outputs_b` from a second run on poison 1, which tells an
@@ -46,7 +48,9 @@ def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=2
     runs that differ. profile: None for the case's, a name of
     qcheck.profiles(), NAME+any-fma (any contraction pattern per row), or
     "auto" (every named profile). phases: a dict whose "transfers" and
-    "verdict" get the seconds spent (qcheck.fuzz's time split)."""
+    "verdict" get the seconds spent (qcheck.fuzz's time split).
+    outputs_graph: a third run on poison 0, the launch replayed from a CUDA
+    graph; every byte that differs from outputs' is graph-replay-differs."""
     if outputs.poison != 0 or (outputs_b is not None and outputs_b.poison != 1):
         raise ValueError("outputs must come from a run on poison 0 and outputs_b from one on poison 1")
     run_a = outputs.host_raw(phases)  # the host copies stay alive until the judge has read them
@@ -54,23 +58,33 @@ def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=2
     if outputs_b is not None:
         host_b = outputs_b.host_raw(phases)
         run_b = pointer_array(host_b)
+    run_graph = None
+    if outputs_graph is not None:
+        if outputs_graph.poison != 0:
+            raise ValueError("outputs_graph must come from a run on poison 0")
+        host_graph = outputs_graph.host_raw(phases)
+        run_graph = ctypes.cast(pointer_array(host_graph), ctypes.POINTER(ctypes.c_void_p))
     start = time.monotonic()
     options = _capi.VerdictOptions(ctypes.sizeof(_capi.VerdictOptions), _profile(profile),
-                                   None if kernel is None else kernel.encode(), max_listed)
+                                   None if kernel is None else kernel.encode(), max_listed, run_graph)
     verdict = ctypes.c_void_p()
     _capi.call("qcheck_judge", case._handle, ctypes.byref(options), pointer_array(run_a), run_b, len(run_a),
                ctypes.byref(verdict))
     try:
-        lib = _capi.lib()
-        code = lib.qcheck_verdict_exit_code(verdict)
-        signature = _capi.text("qcheck_verdict_signature", verdict)
-        text = _capi.text("qcheck_verdict_text", verdict)
-        report = json.loads(_capi.text("qcheck_verdict_json", verdict))
-        listed = _capi.text("qcheck_verdict_profiles", verdict)
+        return _read_verdict(verdict)
     finally:
         _capi.lib().qcheck_verdict_free(verdict)
         if phases is not None:
             phases["verdict"] += time.monotonic() - start
+
+
+def _read_verdict(verdict):
+    lib = _capi.lib()
+    code = lib.qcheck_verdict_exit_code(verdict)
+    signature = _capi.text("qcheck_verdict_signature", verdict)
+    text = _capi.text("qcheck_verdict_text", verdict)
+    report = json.loads(_capi.text("qcheck_verdict_json", verdict))
+    listed = _capi.text("qcheck_verdict_profiles", verdict)
     return Verdict(code, signature, text, report, listed.split(",") if listed else [])
 
 
@@ -81,12 +95,106 @@ def expected(case, profile=None):
     return make_tensors(case, 0, device=None, expected_profile=profile or case.fields["profile"])
 
 
-def run(case, kernel, device=None, profile=None, name=None):
-    """Runs `kernel(tensors)` twice (on poison 0, then on poison 1) on numpy
-    arrays (device None) or torch tensors on `device`, and judges both runs."""
+def _synchronize(device):
+    if device is not None and str(device).startswith("cuda"):
+        import torch
+        torch.cuda.synchronize()
+
+
+def kernel_runs(case, kernel, device=None, phases=None, graph=False):
+    """([run A, run B], graph run or None): `kernel(tensors)` on poison 0 and
+    on poison 1, and with graph=True once more on poison 0, captured in a
+    torch.cuda.CUDAGraph and replayed (the kernel must be capturable: no
+    synchronization or host copy inside). phases["kernel"] gets the seconds
+    of the eager runs."""
     runs = []
     for poison in (0, 1):
-        tensors = make_tensors(case, poison, device)
+        tensors = make_tensors(case, poison, device, phases=phases)
+        start = time.monotonic()
         kernel(tensors)
+        _synchronize(device)
+        if phases is not None:
+            phases["kernel"] += time.monotonic() - start
         runs.append(tensors)
-    return check(case, runs[0], runs[1], profile=profile, kernel=name or getattr(kernel, "__name__", None))
+    replayed = None
+    if graph:
+        if device is None or not str(device).startswith("cuda"):
+            raise ValueError("graph=True needs a CUDA device (torch.cuda.CUDAGraph)")
+        import torch
+        replayed = make_tensors(case, 0, device, phases=phases)
+        before = replayed.block.clone()
+        captured = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(captured):
+            kernel(replayed)
+        torch.cuda.synchronize()
+        # Capturing records the launches without running them: bytes that
+        # changed already were written by a launch outside the capture (on
+        # another stream), which a replay would never repeat.
+        if not torch.equal(before, replayed.block):
+            raise RuntimeError("the kernel wrote its buffers while being captured: it launched outside the "
+                               "capture stream (torch.cuda.current_stream()), so a CUDA graph would not hold it")
+        captured.replay()
+        torch.cuda.synchronize()
+    return runs, replayed
+
+
+def _name(kernel, name=None):
+    return name or getattr(kernel, "__name__", None)
+
+
+def run(case, kernel, device=None, profile=None, name=None, graph=False):
+    """Runs `kernel(tensors)` twice (on poison 0, then on poison 1) on numpy
+    arrays (device None) or torch tensors on `device`, and judges both runs
+    (profile None: the kernel's .profile if it has one, as a qcheck.Plugin
+    does, else the case's). graph=True also compares a replay from a CUDA
+    graph with the eager run."""
+    runs, replayed = kernel_runs(case, kernel, device, graph=graph)
+    profile = profile or getattr(kernel, "profile", None)
+    return check(case, runs[0], runs[1], profile=profile, kernel=_name(kernel, name), outputs_graph=replayed)
+
+
+class Against:
+    """Two kernels on the same case: first and second (each one's Verdict,
+    under auto unless a profile was given: .profiles names what each
+    follows), difference (a Verdict whose report is where second's outputs
+    differ from first's, first in the oracle's place; None when a kernel did
+    not run to a verdict), passed (both ran and agree bit for bit), text."""
+
+    def __init__(self, first, second, difference):
+        self.first, self.second, self.difference = first, second, difference
+        self.passed = difference is not None and difference.passed
+
+    def __bool__(self):
+        return self.passed
+
+    @property
+    def text(self):
+        head = ("the outputs agree bit for bit" if self.passed else
+                "not compared (a kernel did not run)" if self.difference is None else
+                f"they differ: {self.difference.signature}")
+        parts = [f"AGAINST: {head}", "== first\n" + self.first.text, "== second\n" + self.second.text]
+        if self.difference is not None and not self.passed:
+            parts.append("== differences\n" + self.difference.text)
+        return "\n".join(parts)
+
+
+def against(case, first, second, device=None, profile="auto", names=None):
+    """Kernel against kernel (qcheck-replay --against): both on the same
+    inputs, each judged (under auto by default), and their outputs compared
+    element by element."""
+    first_name, second_name = names or (_name(first) or "first kernel", _name(second) or "second kernel")
+    runs_first, _ = kernel_runs(case, first, device)
+    runs_second, _ = kernel_runs(case, second, device)
+    verdicts = [check(case, r[0], r[1], profile=profile, kernel=n)
+                for r, n in ((runs_first, first_name), (runs_second, second_name))]
+    if any(v.exit_code >= 2 for v in verdicts):
+        return Against(verdicts[0], verdicts[1], None)
+    host_first, host_second = runs_first[0].host_raw(), runs_second[0].host_raw()
+    out = ctypes.c_void_p()
+    _capi.call("qcheck_differ", case._handle, first_name.encode(), pointer_array(host_first), second_name.encode(),
+               pointer_array(host_second), len(host_first), 20, ctypes.byref(out))
+    try:
+        difference = _read_verdict(out)
+    finally:
+        _capi.lib().qcheck_verdict_free(out)
+    return Against(verdicts[0], verdicts[1], difference)

@@ -7,6 +7,7 @@ fails at its coordinates."""
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,3 +120,28 @@ def test_ml_dtypes_decodes_the_files_as_the_manifest_says(tmp_path):
         assert (mine[fine] == expected[fine]).all(), seed
         compared += int(fine.sum())
     assert compared > 1000
+
+
+def test_a_backend_or_plugin_run_through_the_files(tmp_path):
+    """qcheck-case run DIR --backend B: an in-repo backend (and a plugin) as
+    the kernel on the other side of the files; qcheck-check judges them."""
+    plugin_dir = Path(os.environ.get("QCHECK_PLUGIN_DIR", Path(__file__).resolve().parents[2] / "build" / "default" /
+                                     "capi" / "plugins"))
+    bug = plugin_dir / "libqcheck_host_plugin_bug.so"
+    for seed in range(1, 13):
+        case = qcheck.Case.from_seed(seed, size="tiny")
+        path, folder = tmp_path / f"case{seed}.json", tmp_path / f"run{seed}"
+        case.save(path)
+        assert run(CASE_TOOL, "export", str(path), str(folder)).returncode == 0
+        r = run(CASE_TOOL, "run", str(folder), "--backend", "cpu-model")
+        assert r.returncode == 0, r.stderr
+        r = run(CHECK_TOOL, str(folder))
+        assert r.returncode == 0, r.stdout + r.stderr
+        f = case.fields
+        if bug.is_file() and f["has_indexer"] and f["indexer_rope"] == "interleaved" and f["rope_dim"] > 2:
+            assert run(CASE_TOOL, "export", str(path), str(folder)).returncode == 0
+            assert run(CASE_TOOL, "run", str(folder), "--backend", f"plugin:{bug}").returncode == 0
+            r = run(CHECK_TOOL, str(folder))
+            assert r.returncode == 1 and "index_q_fp8/" in r.stdout, r.stdout + r.stderr
+    r = run(CASE_TOOL, "run", str(folder), "--backend", "no-such-backend")
+    assert r.returncode == 2 and "unknown backend no-such-backend" in r.stderr

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/backend.h"
+#include "fuzz/device_mirror.h"
 #include "fuzz/minimize.h"
 #include "fuzz/verdict.h"
 
@@ -38,6 +39,44 @@ TEST(PlantedGpuBug, MissingTailGuardIsCaught) {
   const Verdict verdict = run_verdict(c, *backend);
   EXPECT_FALSE(verdict.passed()) << "the planted tail bug went unnoticed";
   std::printf("%s\n", verdict_text(verdict, c).c_str());
+}
+
+// Proof that the graph check can fail: the blocked kernel whose launch, when
+// captured (a stream is given), bakes in one token fewer, as a kernel that
+// captured a host value of a smaller batch would. Eager it is right; the
+// replay leaves the last token unwritten, which the verdict reports as
+// graph-replay-differs, and nothing else.
+TEST(PlantedGpuBug, GraphReplayThatDiffersIsCaught) {
+  const Backend* correct = find_backend("cuda-blocked");
+  ASSERT_NE(correct, nullptr);
+  Case c;
+  c.num_tokens = 17;
+  c.mqa_heads = 3;
+  c.indexer_heads = 2;
+  c.head_scale_bits = default_head_scale_bits(2);
+  const std::string outside = correct->domain(c);
+  if (!outside.empty()) GTEST_SKIP() << "no CUDA device: " << outside;
+  Backend stale = *correct;
+  stale.name = "cuda-blocked with a stale token count under capture";
+  const DeviceLaunch launch = project_kernel_launch(cuda::KernelDesign::kBlocked, {});
+  stale.run_in_graph = [launch](const Case& k, const Profile&, TensorSet& tensors) {
+    const DeviceLaunch shorter = [launch](const FusedQArgs& args, void* stream) {
+      FusedQArgs baked = args;
+      if (stream != nullptr) baked.num_tokens -= 1;
+      return launch(baked, stream);
+    };
+    return run_on_cuda_device("stale launch", shorter, k, tensors, LaunchMode::kGraph);
+  };
+  VerdictOptions graph;
+  graph.graph = true;
+  EXPECT_TRUE(run_verdict(c, *correct, graph).passed());
+  const Verdict v = run_verdict(c, stale, graph);
+  ASSERT_EQ(v.exit_code(), 1) << verdict_text(v, c);
+  for (const auto& [signature, count] : v.report.counts) {
+    EXPECT_EQ(signature.mismatch, MismatchClass::kGraphReplayDiffers) << signature.text();
+  }
+  EXPECT_EQ(v.report.primary_signature().text(), "query_out/nope front/graph-replay-differs") << verdict_text(v, c);
+  std::printf("%s\n", verdict_text(v, c).c_str());
 }
 
 // The minimizer on the CUDA planted bug, from the kind of case a fuzzer

@@ -23,6 +23,7 @@ bool is_side_effect(MismatchClass mismatch) {
     case MismatchClass::kWrittenWhenDisabled:
     case MismatchClass::kUnwritten:
     case MismatchClass::kNondeterministic:
+    case MismatchClass::kGraphReplayDiffers:
       return true;
     default:
       return false;

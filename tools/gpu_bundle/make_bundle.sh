@@ -15,6 +15,8 @@
 #               (libhwy.so.1 and friends); binaries find them through an
 #               $ORIGIN/../lib rpath and the runner's LD_LIBRARY_PATH
 #   corpus/     the repository's corpus folder
+#   plugins/    qcheck_plugin.h and the nvcc-only example plugin's source (the
+#               gate builds it with nvcc); the built example plugins are in lib/
 #   python/     the Python package (qcheck over lib/libqcheck.so): PYTHONPATH=DIR/python;
 #               python/examples/run_examples.py runs the examples there
 #   qcheck      the front door there: `qcheck fuzz [--mode=pr|batch] [MINUTES]`
@@ -102,6 +104,12 @@ mkdir -p "$out/python/examples"
 git -C "$repo" ls-files python/examples | while read -r f; do cp "$repo/$f" "$out/python/examples/"; done
 find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
+# The example plugins (capi/plugins) beside the libraries, and what a user
+# needs to build one with nvcc alone.
+find "$build/capi/plugins" -maxdepth 1 -name 'libqcheck_*plugin*.so' -exec cp {} "$out/lib/" \;
+mkdir -p "$out/plugins/nvcc_only"
+cp "$repo/capi/qcheck_plugin.h" "$out/plugins/"
+git -C "$repo" ls-files --cached --others --exclude-standard capi/plugins/nvcc_only | while read -r f; do cp "$repo/$f" "$out/plugins/nvcc_only/"; done
 
 # Shared libraries beyond glibc, libstdc++ and libgcc (present on any host).
 base='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.'
@@ -113,7 +121,7 @@ done | sort -u | while read -r soname path; do
   cp -L "$path" "$out/lib/$soname"
 done
 
-strip --strip-unneeded "$out"/tests/* "$out"/bin/*_fuzzer "$out"/bin/qcheck-* "$out/lib/libqcheck.so" 2>/dev/null || true
+strip --strip-unneeded "$out"/tests/* "$out"/bin/*_fuzzer "$out"/bin/qcheck-* "$out"/lib/libqcheck*.so 2>/dev/null || true
 find "$out/tests" -name manifest.tsv -prune -o -type f -exec chmod +x {} \;
 
 if [[ -d "$repo/corpus" ]]; then cp -r "$repo/corpus" "$out/corpus"; else mkdir -p "$out/corpus"; fi

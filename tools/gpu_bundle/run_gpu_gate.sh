@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The GPU gate, run from inside a bundle made by make_bundle.sh:
 #   1. nvidia-smi
+#   1b. the nvcc-only example plugin built with nvcc alone from its one .cu
+#      file and capi/qcheck_plugin.h (as a user builds one here); the gate
+#      test then runs it over the covering grid, eager and from CUDA graphs
 #   2. every test binary of tests/manifest.tsv, called directly (the ctest
 #      files of the build tree hold absolute build paths), with its pass /
 #      fail / skip counts: a binary whose tests all skip is SKIP, never PASS,
@@ -15,10 +18,13 @@
 #      cuda-blocked beside the planted fault cuda-blocked-bug-wild-write and
 #      the planted tail bug: both found, the fault attributed to its input,
 #      cuda-blocked clean and still fuzzing (campaign_test.sh faults)
+#   6. the fused_q fuzz target through each plugin (the blocked kernel as a
+#      plugin, the nvcc-only example) for QCHECK_GATE_PLUGIN_SECONDS (default
+#      60) each, graph replay on: no finding
 # Every log goes to LOGDIR; the summary table goes to stdout and
 # LOGDIR/summary.txt, ending with the count of steps passed, failed and
 # skipped. Exit status 0 only when no step failed.
-# Env: QCHECK_GATE_SKIP="sanitizers bench repeats campaign" skips steps; QCHECK_TEST_TIMEOUT
+# Env: QCHECK_GATE_SKIP="sanitizers bench repeats campaign plugins" skips steps; QCHECK_TEST_TIMEOUT
 # (seconds per test binary, default 1800).
 # usage: run_gpu_gate.sh LOGDIR
 set -u
@@ -36,6 +42,7 @@ export QCHECK_CORPUS_DIR="$here/corpus"
 export PATH="$here/bin:$PATH"
 export QCHECK_REPLAY="$here/bin/qcheck-replay"
 export QCHECK_MINIMIZE="$here/bin/qcheck-minimize"
+export QCHECK_PLUGIN_DIR="$here/lib"
 skip=" ${QCHECK_GATE_SKIP:-} "
 test_timeout=${QCHECK_TEST_TIMEOUT:-1800}
 
@@ -63,6 +70,17 @@ if nvidia-smi >"$logdir/nvidia-smi.log" 2>&1; then
   cat "$logdir/nvidia-smi.log"
 else
   record "nvidia-smi" FAIL "see nvidia-smi.log"
+fi
+
+# 1b. The nvcc-only plugin, built as a user on this host would.
+nvcc_plugin="$logdir/libfused_q_plugin.so"
+nvcc_bin=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if "$nvcc_bin" -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I"$here/plugins" \
+    "$here/plugins/nvcc_only/fused_q_plugin.cu" -o "$nvcc_plugin" >"$logdir/nvcc-plugin.log" 2>&1; then
+  export QCHECK_NVCC_PLUGIN="$nvcc_plugin"
+  record "nvcc-only plugin built" PASS "$("$nvcc_bin" --version | tail -1)"
+else
+  record "nvcc-only plugin built" FAIL "see nvcc-plugin.log"
 fi
 
 # The CUDA backends of this build that are real targets (planted bugs left out).
@@ -186,6 +204,35 @@ else
   rc=$?
   line="$(grep -m1 -E '^(PASS|FAIL)' "$logdir/campaign-faults.log"), $(($(date +%s) - start))s"
   record "campaign with a planted fault" "$([[ $rc -eq 0 ]] && echo PASS || echo FAIL)" "$line"
+fi
+
+# 6. Fuzzing through the plugin door.
+plugin_seconds=${QCHECK_GATE_PLUGIN_SECONDS:-60}
+if [[ "$skip" == *" plugins "* ]]; then
+  record "fuzz through the plugins" SKIP "QCHECK_GATE_SKIP"
+else
+  for plugin in "$here/lib/libqcheck_blocked_plugin.so" "${QCHECK_NVCC_PLUGIN:-}"; do
+    name=$(basename "${plugin:-nvcc-only plugin (not built)}")
+    if [[ -z "$plugin" || ! -f "$plugin" ]]; then
+      record "fuzz plugin $name" FAIL "no such plugin library"
+      continue
+    fi
+    log="$logdir/fuzz-plugin-$name.log"
+    work="$logdir/fuzz-plugin-$name"
+    mkdir -p "$work/corpus"
+    (cd "$work" && timeout $((plugin_seconds + 120)) "$here/bin/fused_q_fuzzer" --backend="plugin:$plugin" --graph \
+      --case-size=usual -len_control=0 -dict="$here/bin/fused_q.dict" -max_total_time="$plugin_seconds" \
+      -print_final_stats=1 corpus "$here/corpus/fused_q" </dev/null >"$log" 2>&1)
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    detail="${execs:-?} executions, ${rate:-?} exec/s, ${plugin_seconds}s, exit $rc"
+    if [[ $rc -eq 0 ]] && ! grep -q '==== qcheck fused_q finding' "$log"; then
+      record "fuzz plugin $name" PASS "$detail"
+    else
+      record "fuzz plugin $name" FAIL "$detail, see $(basename "$log")"
+    fi
+  done
 fi
 
 {

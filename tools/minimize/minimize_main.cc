@@ -228,10 +228,9 @@ int parse(int argc, char** argv, Settings* s) {
 int main(int argc, char** argv) {
   Settings s;
   if (const int bad = parse(argc, argv, &s)) return bad;
-  const qcheck::Backend* backend = qcheck::find_backend(s.backend_name);
-  if (backend == nullptr) {
-    return refuse("unknown backend " + s.backend_name + " (known: " + qcheck::backend_names() + ")");
-  }
+  std::string why;
+  const qcheck::Backend* backend = qcheck::find_backend(s.backend_name, &why);
+  if (backend == nullptr) return refuse(why);
   if (!s.observe_path.empty()) return observe_main(s, *backend);
   qcheck::Case original;
   const std::string error = qcheck::load_case_file(s.case_path, &original);

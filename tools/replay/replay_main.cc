@@ -1,6 +1,10 @@
 // qcheck-replay CASE|DIR... [--backend B] [--profile P] [--oracle scalar|simd]
-//               [--max-listed N] [--json] [--repeat N] [--quiet] [--against B2]
+//               [--max-listed N] [--json] [--repeat N] [--quiet] [--against B2] [--graph]
 // qcheck-replay --list-backends
+//
+// B is a backend of --list-backends or plugin:PATH, a kernel built outside
+// the project (capi/qcheck_plugin.h); a case outside a plugin's declared
+// domain is invalid input (2), not a mismatch.
 //
 // Runs case files (binary, libFuzzer artifacts, or JSON; a directory means
 // every file under it) on one backend (default cpu-simd) and prints each
@@ -10,7 +14,9 @@
 // pass, and the summary line. --against B2 runs a second backend on the
 // same inputs and compares the two kernels' outputs with each other, each
 // judged under auto unless --profile says otherwise (fuzz/against.h); the
-// file fails when they differ. Exit codes, the worst over the files: 0 pass,
+// file fails when they differ. --graph also captures the launch in a CUDA
+// graph, replays it and compares its bits with the eager launch's (the CUDA
+// backends and CUDA plugins; a difference is graph-replay-differs). Exit codes, the worst over the files: 0 pass,
 // 1 mismatch (or runs that differ), 2 invalid input (unreadable or corrupt
 // file, invalid case, unknown backend or profile, bad arguments), 3 runtime
 // or GPU error (including a backend that cannot run here, e.g. no GPU).
@@ -31,7 +37,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: qcheck-replay CASE|DIR... [--backend B] [--profile P] [--oracle scalar|simd] "
-    "[--max-listed N] [--json] [--repeat N] [--quiet] [--against B2]\n"
+    "[--max-listed N] [--json] [--repeat N] [--quiet] [--against B2] [--graph]\n"
     "       qcheck-replay --list-backends\n";
 
 int refuse(const std::string& message) {
@@ -127,6 +133,8 @@ int main(int argc, char** argv) {
       s.json = true;
     } else if (arg == "--quiet") {
       s.quiet = true;
+    } else if (arg == "--graph") {
+      s.options.graph = true;
     } else if (arg == "--backend" || arg == "--profile" || arg == "--oracle" || arg == "--max-listed" ||
                arg == "--repeat" || arg == "--against") {
       const char* v = next_value();
@@ -156,15 +164,12 @@ int main(int argc, char** argv) {
   }
   if (paths.empty()) return refuse(std::string("no case file given\n") + kUsage);
 
-  s.backend = qcheck::find_backend(backend_name);
-  if (s.backend == nullptr) {
-    return refuse("unknown backend " + backend_name + " (known: " + qcheck::backend_names() + ")");
-  }
+  std::string why;
+  s.backend = qcheck::find_backend(backend_name, &why);
+  if (s.backend == nullptr) return refuse(why);
   if (!against_name.empty()) {
-    s.against = qcheck::find_backend(against_name);
-    if (s.against == nullptr) {
-      return refuse("unknown backend " + against_name + " for --against (known: " + qcheck::backend_names() + ")");
-    }
+    s.against = qcheck::find_backend(against_name, &why);
+    if (s.against == nullptr) return refuse("--against: " + why);
     if (s.json || s.repeat > 0) return refuse("--against does not combine with --json or --repeat");
   }
   std::vector<std::string> files;
