@@ -13,6 +13,7 @@
 
 #include "capi/plugins/plugin_args.h"
 #include "fuzz/case_file.h"
+#include "fuzz/minimize.h"
 #include "fuzz/plugin.h"
 #include "fuzz/tensors.h"
 #include "fuzz/verdict.h"
@@ -124,6 +125,31 @@ TEST(Plugin, PlantedBugThroughThePluginIsFound) {
   const Verdict v = run_verdict(c, plugin_backend_at(kBug));
   EXPECT_EQ(v.exit_code(), 1) << verdict_text(v, c);
   EXPECT_EQ(v.report.primary_signature().tensor, "index_q_fp8") << verdict_text(v, c);
+}
+
+// The minimizer through the plugin door: the reported kind of case shrinks
+// to a small one that still fails the same way on the plugin.
+TEST(Plugin, MinimizerShrinksAPluginsFailure) {
+  const Backend& bug = plugin_backend_at(kBug);
+  Case c = reported_case();
+  c.indexer_rope = RopeStyle::kInterleaved;
+  const Evaluate evaluate = evaluate_in_process(bug, {});
+  const Observation target = evaluate(c);
+  ASSERT_EQ(target.exit_code, 1) << target.text();
+  MinimizeOptions options;
+  options.budget_seconds = 60;
+  const MinimizeResult r = minimize(c, target, evaluate, options);
+  EXPECT_FALSE(r.budget_exhausted);
+  EXPECT_EQ(r.minimized.num_tokens, 1);
+  EXPECT_EQ(r.minimized.mqa_heads, 1);
+  EXPECT_EQ(r.minimized.indexer_heads, 1);
+  const Verdict v = run_verdict(r.minimized, bug);
+  EXPECT_EQ(v.exit_code(), 1);
+  // The swapped rope moves codes of the rope part (and, through the row's
+  // scale, maybe the weight).
+  bool rope_part = false;
+  for (const auto& [signature, count] : v.report.counts) rope_part |= signature.part == "rope part";
+  EXPECT_TRUE(rope_part) << verdict_text(v, r.minimized);
 }
 
 TEST(Plugin, ErrorStatusIsARuntimeErrorWithThePluginsMessage) {
