@@ -139,5 +139,7 @@ done
 
 size=$(du -sb "$out" | cut -f1)
 say "bundle $out: $(wc -l <"$out/tests/manifest.tsv") test binaries, $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
-if ((size > 48 * 1024 * 1024)); then say "bundle is larger than 48 MiB (limit: well under 64 MiB)"; exit 1; fi
+# The device host takes at most 64 MiB per transfer; 8 MiB stay for what
+# travels beside the bundle (scripts, a case folder).
+if ((size > 56 * 1024 * 1024)); then say "bundle is larger than 56 MiB (the transfer limit is 64 MiB)"; exit 1; fi
 say "run on the GPU host: $out/qcheck test LOGDIR (the gate), $out/qcheck fuzz MINUTES (the campaign)"
