@@ -34,6 +34,9 @@ struct Backend {
   // A planted bug is expected to fail (it proves the gate fires); a real
   // target is expected to pass.
   bool planted_bug = false;
+  // A planted change that must NOT be reported (copying ql_nope onto itself
+  // under the alias): a false alarm check of the catalogue (qcheck-mutants).
+  bool harmless_twin = false;
   // A planted fault: on some cases the run ends the process (a crash) or
   // its CUDA context (an illegal address), so nothing else may run in that
   // process afterwards; tests that walk every planted bug leave it out.

@@ -79,6 +79,7 @@ Backend model_backend(const PlantedCpuBugInfo& info) {
   b.name = std::string("cpu-model") + (info.backend_suffix[0] ? "-" : "") + info.backend_suffix;
   b.description = std::string("CPU model of the blocked kernel: ") + info.description;
   b.planted_bug = info.is_a_bug;
+  b.harmless_twin = !info.is_a_bug && info.bug != PlantedCpuBug::kNone;
   b.fixed_profile = "qcheck";
   b.domain = always_runs;
   const PlantedCpuBug bug = info.bug;

@@ -347,6 +347,8 @@ const char* part_of(const Case& c, TensorId tensor, int64_t dim) {
   }
 }
 
+double element_value(ElementType type, uint32_t bits) { return decode(type, bits); }
+
 Report compare_identical(const Case& c, const TensorSet& first, const TensorSet& second, MismatchClass as,
                          char run, size_t max_listed) {
   Report report;

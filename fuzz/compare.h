@@ -34,6 +34,9 @@ Report compare_identical(const Case& c, const TensorSet& first, const TensorSet&
 // the ULP distance a report quotes.
 int64_t code_distance(ElementType type, uint32_t a, uint32_t b);
 
+// The value of an element's bits (e4m3 and bf16 widened exactly; NaN as NaN).
+double element_value(ElementType type, uint32_t bits);
+
 // Bits of one element at p (the low 32 bits of an int64).
 uint32_t load_bits(const uint8_t* p, ElementType type);
 

@@ -1,0 +1,48 @@
+// qcheck-mutants' measurements and reports: for each planted bug, the
+// in-process fuzz loop (fuzz/targets/bin_fuzz.h) from an empty corpus with
+// fixed seeds until its first finding, the minimized size of that finding,
+// and whether the fixed-grid baseline (fuzz/baseline.h) catches it; the
+// harmless twins and the correct kernels must give no finding.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fuzz/backend.h"
+#include "fuzz/baseline.h"
+#include "fuzz/targets/bin_fuzz.h"
+
+namespace qcheck::mutants {
+
+enum class Kind { kBug, kTwin, kCorrect };
+
+struct SeedRun {
+  uint64_t seed = 0;
+  fuzzing::BinFuzzResult fuzz;
+  bool minimized = false;
+  Case smallest;              // the minimized finding
+  int64_t smallest_bytes = 0;  // its tensors, guards included
+};
+
+struct MutantResult {
+  std::string backend, description, source_file;
+  Kind kind = Kind::kBug;
+  std::vector<SeedRun> runs;
+  bool baseline_run = false;
+  BaselineResult baseline;
+
+  int found() const;
+  // A bug: found in every seed; a twin or a correct kernel: found in none.
+  bool as_expected() const;
+  double median_seconds() const;  // over the seeds that found it (-1: none)
+};
+
+// The markdown table (one row per backend, the baseline's kill rate under it).
+std::string markdown(const std::vector<MutantResult>& results);
+std::string csv(const std::vector<MutantResult>& results);
+// Stryker's mutation-testing-report JSON (schema version 2): one mutant per
+// planted change, Killed or Survived; twins and correct kernels Ignored with
+// the reason (the schema has no status for a change that must pass).
+std::string stryker_json(const std::vector<MutantResult>& results);
+
+}  // namespace qcheck::mutants

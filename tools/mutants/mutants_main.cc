@@ -1,0 +1,204 @@
+// qcheck-mutants [--backends NAME,...] [--seeds 1,2,3] [--max-executions N]
+//                [--max-seconds S] [--case-size tiny|usual|default]
+//                [--minimize-seconds S] [--no-baseline] [--token-limit-case]
+//                [--clean NAME,...] [--clean-executions N] [--out DIR]
+//
+// The fuzzers' power, measured: every planted bug that runs here (a backend
+// marked planted_bug whose failure does not end the process, and every
+// harmless twin; or the --backends named) is fuzzed from an empty corpus
+// with each seed by the in-process loop of fuzz/targets/bin_fuzz.h until its
+// first finding, within the budgets (default 100000 executions, 60 s per
+// seed). The finding is minimized (--minimize-seconds, default 10; 0: not)
+// and the bug run through the fixed-grid baseline (fuzz/baseline.h: the test
+// that ships with vLLM's kernel). The correct kernels (--clean, default
+// cpu-model and, with a GPU, cuda-blocked) run --clean-executions (default
+// 20000) per seed and must give no finding.
+//
+// Prints the markdown table; with --out writes DIR/mutants.md, mutants.csv
+// and mutation-report.json (Stryker's mutation-testing-report schema).
+// Exit: 0 every bug found in every seed, no twin and no correct kernel
+// reported; 1 otherwise; 2 bad arguments.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fuzz/minimize.h"
+#include "fuzz/tensor_plan.h"
+#include "tools/mutants/mutants.h"
+
+namespace {
+
+using qcheck::mutants::Kind;
+using qcheck::mutants::MutantResult;
+
+int refuse(const std::string& why) {
+  std::fprintf(stderr, "qcheck-mutants: %s\n", why.c_str());
+  return 2;
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream s(list);
+  for (std::string item; std::getline(s, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+bool number(const char* text, double lo, double hi, double* out) {
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (*text == '\0' || *end != '\0' || !(v >= lo && v <= hi)) return false;
+  *out = v;
+  return true;
+}
+
+struct Settings {
+  std::vector<std::string> backends, clean;
+  std::vector<uint64_t> seeds = {1, 2, 3};
+  double max_executions = 100000, max_seconds = 60, clean_executions = 20000, minimize_seconds = 10;
+  std::string case_size = "tiny", out;
+  bool baseline = true, token_limit_case = false;
+};
+
+std::string source_file(const std::string& backend) {
+  if (backend.rfind("cpu-model", 0) == 0) return "fuzz/cpu_model.cc";
+  if (backend.rfind("cuda-legacy", 0) == 0) return "kernels/legacy_kernel.cu";
+  if (backend.rfind("cuda-", 0) == 0) return "kernels/blocked_kernel.cu";
+  return "fuzz/backends.cc";
+}
+
+MutantResult measure(const qcheck::Backend& b, Kind kind, const Settings& s) {
+  MutantResult m;
+  m.backend = b.name;
+  m.description = b.description;
+  m.kind = kind;
+  m.source_file = source_file(b.name);
+  for (uint64_t seed : s.seeds) {
+    qcheck::mutants::SeedRun run;
+    run.seed = seed;
+    qcheck::fuzzing::BinFuzzOptions o;
+    o.seed = seed;
+    o.max_executions = static_cast<int64_t>(kind == Kind::kCorrect ? s.clean_executions : s.max_executions);
+    o.max_seconds = s.max_seconds;
+    o.budget = *qcheck::fuzzing::case_size_budget(s.case_size.c_str());
+    run.fuzz = qcheck::fuzzing::fuzz_until_finding(b, o);
+    if (run.fuzz.found && s.minimize_seconds > 0 && run.fuzz.verdict.outcome.is_ok()) {
+      const qcheck::Evaluate evaluate = qcheck::evaluate_in_process(b, {});
+      const qcheck::Observation target = evaluate(run.fuzz.finding);
+      if (target.exit_code != 0) {
+        qcheck::MinimizeOptions options;
+        options.budget_seconds = s.minimize_seconds;
+        options.explain = false;
+        const qcheck::MinimizeResult r = qcheck::minimize(run.fuzz.finding, target, evaluate, options);
+        run.minimized = true;
+        run.smallest = r.minimized;
+        run.smallest_bytes = static_cast<int64_t>(qcheck::plan_tensors(r.minimized).total_bytes());
+      }
+    }
+    std::fprintf(stderr, "qcheck-mutants: %-44s seed %llu: %s after %lld executions, %.3f s\n", b.name.c_str(),
+                 static_cast<unsigned long long>(seed), run.fuzz.found ? run.fuzz.failure.c_str() : "no finding",
+                 static_cast<long long>(run.fuzz.executions), run.fuzz.seconds);
+    m.runs.push_back(std::move(run));
+  }
+  if (kind == Kind::kBug && s.baseline) {
+    m.baseline_run = true;
+    m.baseline = qcheck::run_baseline(b, s.token_limit_case);
+  }
+  return m;
+}
+
+bool write(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool takes_value = arg == "--backends" || arg == "--seeds" || arg == "--max-executions" ||
+                             arg == "--max-seconds" || arg == "--case-size" || arg == "--minimize-seconds" ||
+                             arg == "--clean" || arg == "--clean-executions" || arg == "--out";
+    if (arg == "--no-baseline") {
+      s.baseline = false;
+      continue;
+    }
+    if (arg == "--token-limit-case") {
+      s.token_limit_case = true;
+      continue;
+    }
+    if (!takes_value) return refuse("unknown option " + arg + " (see the comment at the top of mutants_main.cc)");
+    if (i + 1 >= argc) return refuse(arg + " needs a value");
+    const char* v = argv[++i];
+    if (arg == "--backends") s.backends = split(v);
+    if (arg == "--clean") s.clean = split(v);
+    if (arg == "--out") s.out = v;
+    if (arg == "--case-size") {
+      if (qcheck::fuzzing::case_size_budget(v) == nullptr) return refuse("--case-size must be tiny, usual or default");
+      s.case_size = v;
+    }
+    if (arg == "--seeds") {
+      s.seeds.clear();
+      for (const std::string& seed : split(v)) {
+        double n = 0;
+        if (!number(seed.c_str(), 0, 1e15, &n)) return refuse("--seeds takes integers, not " + seed);
+        s.seeds.push_back(static_cast<uint64_t>(n));
+      }
+      if (s.seeds.empty()) return refuse("--seeds names no seed");
+    }
+    double* target = arg == "--max-executions"     ? &s.max_executions
+                     : arg == "--max-seconds"      ? &s.max_seconds
+                     : arg == "--clean-executions" ? &s.clean_executions
+                     : arg == "--minimize-seconds" ? &s.minimize_seconds
+                                                   : nullptr;
+    if (target != nullptr && !number(v, 0, 1e12, target)) return refuse(arg + " must be a number >= 0, not " + v);
+  }
+  std::vector<std::pair<const qcheck::Backend*, Kind>> chosen;
+  if (s.backends.empty()) {
+    for (const qcheck::Backend& b : qcheck::backends()) {
+      if ((!b.planted_bug && !b.harmless_twin) || b.ends_process || !b.domain(qcheck::Case{}).empty()) continue;
+      chosen.push_back({&b, b.harmless_twin ? Kind::kTwin : Kind::kBug});
+    }
+  } else {
+    for (const std::string& name : s.backends) {
+      std::string why;
+      const qcheck::Backend* b = qcheck::find_backend(name, &why);
+      if (b == nullptr) return refuse(why);
+      chosen.push_back({b, b->harmless_twin ? Kind::kTwin : b->planted_bug ? Kind::kBug : Kind::kCorrect});
+    }
+  }
+  if (s.clean.empty()) {
+    s.clean.push_back("cpu-model");
+    const qcheck::Backend* gpu = qcheck::find_backend("cuda-blocked");
+    if (gpu != nullptr && gpu->domain(qcheck::Case{}).empty()) s.clean.push_back("cuda-blocked");
+  }
+  for (const std::string& name : s.clean) {
+    std::string why;
+    const qcheck::Backend* b = qcheck::find_backend(name, &why);
+    if (b == nullptr) return refuse(why);
+    chosen.push_back({b, Kind::kCorrect});
+  }
+  std::vector<MutantResult> results;
+  for (const auto& [backend, kind] : chosen) results.push_back(measure(*backend, kind, s));
+  const std::string table = qcheck::mutants::markdown(results);
+  std::fputs(table.c_str(), stdout);
+  if (!s.out.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(s.out, error);
+    if (error || !write(s.out + "/mutants.md", table) || !write(s.out + "/mutants.csv", qcheck::mutants::csv(results)) ||
+        !write(s.out + "/mutation-report.json", qcheck::mutants::stryker_json(results))) {
+      return refuse("cannot write the reports into " + s.out);
+    }
+  }
+  bool all = true;
+  for (const MutantResult& m : results) all &= m.as_expected();
+  return all ? 0 : 1;
+}
