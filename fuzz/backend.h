@@ -12,6 +12,8 @@
 //   cpu-bug-race                a planted race: one element differs every other run
 //   plugin:PATH                 a kernel built outside the project, loaded from a
 //                               shared library (capi/qcheck_plugin.h, fuzz/plugin.h)
+//   cuda-blocked+bug=NAME       a bug of the CUDA catalogue (kernels/planted.cuh): the
+//   cuda-legacy+bug=NAME        kernels compiled with it, loaded as a plugin
 //
 // The CUDA backends are listed in every build; without CUDA (or without a
 // device) their domain says why they cannot run.
@@ -66,6 +68,11 @@ const std::vector<Backend>& backends();
 // nullptr when no backend has that name. "plugin:PATH" loads the plugin
 // (once per process); *error (when given) then says why it failed.
 const Backend* find_backend(const std::string& name, std::string* error = nullptr);
+
+// The CUDA planted-bug catalogue built here (kernels/planted.cuh): the names
+// "cuda-blocked+bug=NAME" / "cuda-legacy+bug=NAME" of the plugin libraries in
+// QCHECK_PLUGIN_DIR (default: the build tree's capi/plugins).
+std::vector<std::string> planted_cuda_bug_backends();
 
 // "a, b, c": every backend name, for messages.
 std::string backend_names();

@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -174,31 +177,89 @@ const std::vector<Backend>& backends() {
   return all;
 }
 
+namespace {
+
+std::string plugin_dir() {
+  const char* dir = std::getenv("QCHECK_PLUGIN_DIR");
+  return dir != nullptr && dir[0] != '\0' ? dir : QCHECK_DEFAULT_PLUGIN_DIR;
+}
+
+std::string mutant_library(const std::string& name) {
+  const std::string blocked = "cuda-blocked+bug=", legacy = "cuda-legacy+bug=";
+  for (const std::string& prefix : {blocked, legacy}) {
+    if (name.compare(0, prefix.size(), prefix) == 0) {
+      return plugin_dir() + "/libqcheck_mutant_" + (prefix == blocked ? "blocked_" : "legacy_") +
+             name.substr(prefix.size()) + ".so";
+    }
+  }
+  return "";
+}
+
+// The backend `name` over the plugin at `path`, made on first use and kept
+// for the process; nullptr and *error when the plugin does not load.
+const Backend* plugin_backend_named(const std::string& name, const std::string& path, bool planted,
+                                    std::string* error) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<Backend>> made;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<Backend>& backend = made[name];
+  if (backend == nullptr) {
+    const LoadedPlugin* plugin = nullptr;
+    const std::string why = load_plugin(path, &plugin);
+    if (!why.empty()) {
+      made.erase(name);
+      if (error != nullptr) *error = why;
+      return nullptr;
+    }
+    backend = std::make_unique<Backend>(plugin_backend(*plugin));
+    if (planted) {
+      // A planted bug of the CUDA catalogue, under its backend name.
+      backend->name = name;
+      backend->planted_bug = true;
+      backend->description = "CUDA " + plugin->name + " (kernels/planted.cuh)";
+    }
+  }
+  return backend.get();
+}
+
+}  // namespace
+
 const Backend* find_backend(const std::string& name, std::string* error) {
   for (const Backend& b : backends()) {
     if (b.name == name) return &b;
   }
   const std::string prefix = "plugin:";
-  if (name.compare(0, prefix.size(), prefix) == 0) {
-    // One backend per plugin, made on first use and kept for the process.
-    static std::mutex mutex;
-    static std::map<std::string, std::unique_ptr<Backend>> made;
-    std::lock_guard<std::mutex> lock(mutex);
-    std::unique_ptr<Backend>& backend = made[name];
-    if (backend == nullptr) {
-      const LoadedPlugin* plugin = nullptr;
-      const std::string why = load_plugin(name.substr(prefix.size()), &plugin);
-      if (!why.empty()) {
-        made.erase(name);
-        if (error != nullptr) *error = why;
-        return nullptr;
-      }
-      backend = std::make_unique<Backend>(plugin_backend(*plugin));
+  const std::string mutant = mutant_library(name);
+  if (!mutant.empty()) {
+    const Backend* b = plugin_backend_named(name, mutant, true, error);
+    if (b == nullptr && error != nullptr) {
+      *error = "planted bug " + name + ": " + *error +
+               " (build with -DQCHECK_MUTANT_KERNELS=ON; QCHECK_PLUGIN_DIR names the folder of the libraries)";
     }
-    return backend.get();
+    return b;
   }
-  if (error != nullptr) *error = "unknown backend " + name + " (known: " + backend_names() + ", plugin:PATH)";
+  if (name.compare(0, prefix.size(), prefix) == 0) {
+    return plugin_backend_named(name, name.substr(prefix.size()), false, error);
+  }
+  if (error != nullptr) {
+    *error = "unknown backend " + name + " (known: " + backend_names() + ", plugin:PATH, cuda-blocked+bug=NAME)";
+  }
   return nullptr;
+}
+
+std::vector<std::string> planted_cuda_bug_backends() {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(plugin_dir(), error)) {
+    const std::string file = entry.path().filename().string();
+    const std::string blocked = "libqcheck_mutant_blocked_", legacy = "libqcheck_mutant_legacy_";
+    if (file.size() < 4 || file.compare(file.size() - 3, 3, ".so") != 0) continue;
+    const std::string stem = file.substr(0, file.size() - 3);
+    if (stem.compare(0, blocked.size(), blocked) == 0) names.push_back("cuda-blocked+bug=" + stem.substr(blocked.size()));
+    if (stem.compare(0, legacy.size(), legacy) == 0) names.push_back("cuda-legacy+bug=" + stem.substr(legacy.size()));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 std::string backend_names() {

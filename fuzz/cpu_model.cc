@@ -14,13 +14,17 @@
 // The model follows profile qcheck: the contraction patterns, NaN and overflow
 // rules, scale floor and ceiling are read from qcheck_profile() so they are
 // named once; its weights order and "no bf16 before quantization" are the
-// fixed kernel code below.
+// fixed kernel code below. Its fp32 products, quotients and RoPE terms go
+// through product(), quotient() and rope(), plain IEEE operations (rope():
+// spec::rope_term) except under the fast-math twin, which flushes
+// subnormals there.
 //
 // Built with -ffp-contract=off like reference/ (no a*b+c is written here, but
 // the products below must stay single roundings).
 #include "fuzz/cpu_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "reference/conversions.h"
@@ -52,6 +56,46 @@ const std::vector<PlantedCpuBugInfo>& planted_cpu_bugs() {
        true},
       {PlantedCpuBug::kUnitWeightsColumn, "bug-unit-weights-column",
        "index_weights read with column stride 1 whatever the view says", true},
+      {PlantedCpuBug::kMqaSinSignFlipped, "bug-mqa-sin-sign",
+       "MQA rope with the sin term's sign flipped (r1 = x1*c + x2*s, r2 = x2*c - x1*s)", true},
+      {PlantedCpuBug::kSwappedCosSin, "bug-swapped-cos-sin",
+       "MQA rope reads cos from the sin half of the cache row and sin from the cos half", true},
+      {PlantedCpuBug::kMqaNeoxRope, "bug-mqa-neox-rope",
+       "MQA rope with NeoX pairs (j, j + R/2) instead of interleaved pairs (2i, 2i+1)", true},
+      {PlantedCpuBug::kFloorScale, "bug-floor-scale",
+       "UE8M0 scale rounded down to a power of two instead of up", true},
+      {PlantedCpuBug::kScaleFloorOnScale, "bug-floor-on-scale",
+       "the 1e-4 floor applied to the scale instead of to amax (FlashMLA's test quantizer)", true},
+      {PlantedCpuBug::kAmaxEps1e10, "bug-eps-1e-10",
+       "amax floored at 1e-10 instead of 1e-4 (vLLM's older unfused path)", true},
+      {PlantedCpuBug::kNonPow2Scale, "bug-non-pow2-scale",
+       "the scale RN(amax / 448) used as is, not rounded up to a power of two", true},
+      {PlantedCpuBug::kNonSaturatingE4m3, "bug-non-saturating-e4m3",
+       "e4m3 overflow and +-Inf become NaN (0x7F / 0xFF) instead of saturating to +-448", true},
+      {PlantedCpuBug::kE4m3NanSign, "bug-e4m3-nan-sign",
+       "e4m3 keeps a NaN's sign (0xFF for a negative NaN) instead of giving 0x7F", true},
+      {PlantedCpuBug::kFastMathFtz, "bug-fast-math-ftz",
+       "fp32 arithmetic flushes subnormal operands and results to zero (nvcc --use_fast_math)", true},
+      {PlantedCpuBug::kBf16BeforeQuant, "bug-bf16-before-quant",
+       "the indexer rope result rounded to bf16 before the quantization", true},
+      {PlantedCpuBug::kWeightsFoldedOrder, "bug-weights-order",
+       "weights (w * RN(softmax_scale * head_scale)) * scale instead of "
+       "((w * scale) * softmax_scale) * head_scale",
+       true},
+      {PlantedCpuBug::kWeightsWithoutScale, "bug-weights-missing-scale",
+       "weights (w * softmax_scale) * head_scale: the UE8M0 scale is left out", true},
+      {PlantedCpuBug::kRecomputedHeadScale, "bug-recomputed-head-scale",
+       "head_scale recomputed as RN(NI^-0.5) from the launch's NI instead of taken from the argument", true},
+      {PlantedCpuBug::kOddHeadsDropLast, "bug-odd-heads-drop-last",
+       "MQA programs cover two heads each (H / 2 programs): with odd H the last MQA head is never written",
+       true},
+      {PlantedCpuBug::kHasIndexerIgnored, "bug-has-indexer-ignored",
+       "has_indexer = false masks the indexer's loads (to 0) but not its stores: its outputs are written",
+       true},
+      {PlantedCpuBug::kMqaGridSizedByNi, "bug-mqa-grid-sized-by-ni",
+       "the head axis of the grid is sized by NI with two MQA heads a program: MQA heads >= 2 * NI "
+       "(every head without an indexer) are never written",
+       true},
   };
   return list;
 }
@@ -70,6 +114,23 @@ struct Deviations {
   bool copy_when_aliased = false;
   bool skip_copy_unaliased = false;
   bool unit_weights_column = false;
+  bool mqa_sin_sign_flipped = false;
+  bool mqa_cos_sin_swapped = false;
+  bool mqa_neox = false;
+  bool floor_scale = false;
+  bool scale_floor_on_scale = false;
+  bool amax_eps_1e10 = false;
+  bool non_pow2_scale = false;
+  bool non_saturating_e4m3 = false;
+  bool e4m3_nan_sign = false;
+  bool flush_subnormals = false;
+  bool bf16_before_quant = false;
+  bool weights_folded_order = false;
+  bool weights_without_scale = false;
+  bool recompute_head_scale = false;
+  bool odd_heads_drop_last = false;
+  bool ignore_has_indexer = false;
+  bool mqa_grid_by_indexer_heads = false;
 };
 
 Deviations deviations_of(PlantedCpuBug bug) {
@@ -83,6 +144,23 @@ Deviations deviations_of(PlantedCpuBug bug) {
     case PlantedCpuBug::kCopyWhenAliased: d.copy_when_aliased = true; break;
     case PlantedCpuBug::kSkipCopyUnaliased: d.skip_copy_unaliased = true; break;
     case PlantedCpuBug::kUnitWeightsColumn: d.unit_weights_column = true; break;
+    case PlantedCpuBug::kMqaSinSignFlipped: d.mqa_sin_sign_flipped = true; break;
+    case PlantedCpuBug::kSwappedCosSin: d.mqa_cos_sin_swapped = true; break;
+    case PlantedCpuBug::kMqaNeoxRope: d.mqa_neox = true; break;
+    case PlantedCpuBug::kFloorScale: d.floor_scale = true; break;
+    case PlantedCpuBug::kScaleFloorOnScale: d.scale_floor_on_scale = true; break;
+    case PlantedCpuBug::kAmaxEps1e10: d.amax_eps_1e10 = true; break;
+    case PlantedCpuBug::kNonPow2Scale: d.non_pow2_scale = true; break;
+    case PlantedCpuBug::kNonSaturatingE4m3: d.non_saturating_e4m3 = true; break;
+    case PlantedCpuBug::kE4m3NanSign: d.e4m3_nan_sign = true; break;
+    case PlantedCpuBug::kFastMathFtz: d.flush_subnormals = true; break;
+    case PlantedCpuBug::kBf16BeforeQuant: d.bf16_before_quant = true; break;
+    case PlantedCpuBug::kWeightsFoldedOrder: d.weights_folded_order = true; break;
+    case PlantedCpuBug::kWeightsWithoutScale: d.weights_without_scale = true; break;
+    case PlantedCpuBug::kRecomputedHeadScale: d.recompute_head_scale = true; break;
+    case PlantedCpuBug::kOddHeadsDropLast: d.odd_heads_drop_last = true; break;
+    case PlantedCpuBug::kHasIndexerIgnored: d.ignore_has_indexer = true; break;
+    case PlantedCpuBug::kMqaGridSizedByNi: d.mqa_grid_by_indexer_heads = true; break;
   }
   return d;
 }
@@ -119,6 +197,8 @@ class BlockedModel {
  private:
   int64_t task_count() const;
   Task decode_task(int64_t task_id) const;
+  int64_t mqa_heads_covered() const;
+  bool runs_indexer() const;
   bool runs_nope_pack() const;
   int64_t tokens_in_block(int64_t block) const;
 
@@ -128,6 +208,11 @@ class BlockedModel {
 
   float cache_at(const CacheView& cache, int64_t position, int64_t column) const;
   uint16_t to_bf16(float value) const;
+  uint8_t to_e4m3(float value) const;
+  float flushed(float value) const;
+  float product(float a, float b) const;
+  float quotient(float x, float divisor) const;
+  float rope(float a, float c, float b, float s, Contraction contraction) const;
 
   const FusedQArgs& a_;
   const Profile p_;
@@ -153,6 +238,48 @@ uint16_t BlockedModel::to_bf16(float value) const {
   return spec::bf16_from_f32(value, p_.bf16_nan);
 }
 
+uint8_t BlockedModel::to_e4m3(float value) const {
+  // The twins of SEMANTICS.md's non-saturating e4m3 (torch eager, ml_dtypes):
+  // E4m3Overflow::kNan turns overflow and +-Inf into NaN with the input's
+  // sign, and keeps a NaN's sign. Each planted bug takes one half of it.
+  // (The values come from the host's fp32 arithmetic: on x86 a NaN operand
+  // keeps its sign through a division and Inf / Inf is the negative default
+  // NaN, so negative NaNs do reach this conversion; RoPE NaNs are canonical.)
+  const bool nan = std::isnan(value);
+  if ((d_.non_saturating_e4m3 && !nan) || (d_.e4m3_nan_sign && nan)) {
+    return spec::e4m3_from_f32(value, E4m3Overflow::kNan);
+  }
+  return spec::e4m3_from_f32(value, p_.e4m3_overflow);
+}
+
+// The fast-math twin (nvcc --use_fast_math, PTX .ftz): a subnormal fp32
+// operand or result becomes a zero of its sign. Otherwise the identity.
+float BlockedModel::flushed(float value) const {
+  const uint32_t bits = bits_of(value);
+  if (!d_.flush_subnormals || (bits & kF32ExponentMask) != 0) return value;
+  return float_from_bits(bits & kF32SignMask);
+}
+
+float BlockedModel::product(float a, float b) const { return flushed(flushed(a) * flushed(b)); }
+
+float BlockedModel::quotient(float x, float divisor) const { return flushed(flushed(x) / divisor); }
+
+// One RoPE term a*c + b*s under the profile's contraction (spec::rope_term);
+// under the fast-math twin as mul.ftz / add.ftz / fma.ftz compute it: every
+// operand flushed, the rounded product and the result flushed.
+float BlockedModel::rope(float a, float c, float b, float s, Contraction contraction) const {
+  if (!d_.flush_subnormals) return spec::rope_term(a, c, b, s, contraction);
+  a = flushed(a), c = flushed(c), b = flushed(b), s = flushed(s);
+  float r = 0.0f;
+  switch (contraction) {
+    case Contraction::kNone: r = product(a, c) + product(b, s); break;
+    case Contraction::kFuseCos: r = std::fma(a, c, product(b, s)); break;
+    case Contraction::kFuseSin: r = std::fma(b, s, product(a, c)); break;
+  }
+  r = flushed(r);
+  return std::isnan(r) ? float_from_bits(0x7FFFFFFFu) : r;  // canonical, as spec::rope_term
+}
+
 bool BlockedModel::runs_nope_pack() const {
   switch (a_.query_path) {
     case QueryPath::kFp8Packed: return true;  // the front is quantized, never aliased
@@ -167,19 +294,40 @@ bool BlockedModel::runs_nope_pack() const {
   return false;
 }
 
+// The MQA heads the grid covers: all of them. The head-coverage bugs
+// (SEMANTICS.md bug 4) launch too few: programs of two heads, H / 2 of them,
+// or NI of them (the indexer's heads as launched: none without the indexer).
+int64_t BlockedModel::mqa_heads_covered() const {
+  int64_t heads = a_.mqa_heads;
+  if (d_.odd_heads_drop_last) heads = heads / 2 * 2;
+  if (d_.mqa_grid_by_indexer_heads) {
+    heads = std::min(heads, 2 * (a_.has_indexer ? a_.indexer_heads : 0));
+  }
+  return heads;
+}
+
+// Shared layers (has_indexer false) launch no indexer task; the ignoring
+// twin launches them anyway (SEMANTICS.md bug 5).
+bool BlockedModel::runs_indexer() const {
+  if (a_.has_indexer) return true;
+  // (Where the caller passed the outputs: they may be null without the indexer.)
+  return d_.ignore_has_indexer && a_.index_q_fp8.data != nullptr && a_.index_weights_out.data != nullptr;
+}
+
 // Tasks along grid y: the MQA heads, then the indexer heads, then one ql_nope
 // pack task per MQA head.
 int64_t BlockedModel::task_count() const {
-  int64_t tasks = a_.mqa_heads;
-  if (a_.has_indexer) tasks += a_.indexer_heads;
-  if (runs_nope_pack()) tasks += a_.mqa_heads;
+  int64_t tasks = mqa_heads_covered();
+  if (runs_indexer()) tasks += a_.indexer_heads;
+  if (runs_nope_pack()) tasks += mqa_heads_covered();
   return tasks;
 }
 
 Task BlockedModel::decode_task(int64_t task_id) const {
-  if (task_id < a_.mqa_heads) return {TaskKind::kMqaRope, task_id};
-  task_id -= a_.mqa_heads;
-  if (a_.has_indexer) {
+  const int64_t mqa_heads = mqa_heads_covered();
+  if (task_id < mqa_heads) return {TaskKind::kMqaRope, task_id};
+  task_id -= mqa_heads;
+  if (runs_indexer()) {
     if (task_id < a_.indexer_heads) return {TaskKind::kIndexer, task_id};
     task_id -= a_.indexer_heads;
   }
@@ -221,19 +369,22 @@ void BlockedModel::mqa_rope_program(int64_t first_token, int64_t tokens, int64_t
   const Contraction r2_rule = fp8 ? p_.mqa_fp8_r2 : p_.mqa_bf16_r2;
   const int64_t tail = a_.query_path == QueryPath::kBf16Separate ? 0 : a_.nope_dim;
   const float q_scale = float_from_bits(a_.q_scale_bits);
+  const RopeStyle style = d_.mqa_neox ? RopeStyle::kNeox : RopeStyle::kInterleaved;
+  const int64_t cos_at = d_.mqa_cos_sin_swapped ? half : 0;  // the row is [cos, sin]
+  const int64_t sin_at = half - cos_at;
   for (int64_t t = first_token; t < first_token + tokens; ++t) {
     const int64_t position = a_.positions[t];
     const uint16_t* x = element<const uint16_t>(a_.q_pe, t, head);
     for (int64_t j = 0; j < R; ++j) {
-      const RopePartner rp = rope_partner(j, R, RopeStyle::kInterleaved);
+      const RopePartner rp = rope_partner(j, R, style);
       const float xj = spec::f32_from_bf16(x[j]);
       const float xp = spec::f32_from_bf16(x[rp.partner]);
-      const float c = cache_at(a_.mqa_cache, position, rp.column);
-      const float s = cache_at(a_.mqa_cache, position, half + rp.column);
-      const float r = spec::rope_term(xj, c, rp.minus ? -xp : xp, s, rp.minus ? r1_rule : r2_rule);
+      const float c = cache_at(a_.mqa_cache, position, cos_at + rp.column);
+      const float s = cache_at(a_.mqa_cache, position, sin_at + rp.column);
+      const bool minus = rp.minus != d_.mqa_sin_sign_flipped;  // the sin term's sign
+      const float r = rope(xj, c, minus ? -xp : xp, s, rp.minus ? r1_rule : r2_rule);
       if (fp8) {
-        element<uint8_t>(a_.query_out, t, head)[tail + j] =
-            spec::e4m3_from_f32(r / q_scale, p_.e4m3_overflow);
+        element<uint8_t>(a_.query_out, t, head)[tail + j] = to_e4m3(quotient(r, q_scale));
       } else {
         element<uint16_t>(a_.query_out, t, head)[tail + j] = to_bf16(r);
       }
@@ -250,39 +401,61 @@ void BlockedModel::indexer_program(int64_t first_token, int64_t tokens, int64_t 
   if (d_.swap_indexer_style) {
     style = style == RopeStyle::kNeox ? RopeStyle::kInterleaved : RopeStyle::kNeox;
   }
-  const ScaleCeiling ceiling = d_.log2f_ceiling ? ScaleCeiling::kLog2f : p_.scale_ceiling;
+  ScaleCeiling ceiling = d_.log2f_ceiling ? ScaleCeiling::kLog2f : p_.scale_ceiling;
+  if (d_.non_pow2_scale || d_.floor_scale) ceiling = ScaleCeiling::kNone;  // s0 itself
+  ScaleFloor scale_floor = p_.scale_floor;
+  if (d_.scale_floor_on_scale) scale_floor = ScaleFloor::kScale1e4;
+  if (d_.amax_eps_1e10) scale_floor = ScaleFloor::kAmax1e10;
   const int64_t weight_column_stride = d_.unit_weights_column ? 1 : a_.index_weights.head_stride;
   const float softmax_scale = float_from_bits(a_.softmax_scale_bits);
-  const float head_scale = float_from_bits(a_.head_scale_bits);
+  const float head_scale = float_from_bits(
+      d_.recompute_head_scale ? default_head_scale_bits(a_.indexer_heads) : a_.head_scale_bits);
+  // Without the indexer (only the ignoring twin runs this then) every load
+  // is masked to 0, as tl.load(..., mask=HAS_INDEXER, other=0.0): the inputs
+  // may be null. The stores are not masked.
+  const bool loads = a_.has_indexer;
   float row[DimLimits::kMaxIndexDim];  // one row in registers
   for (int64_t t = first_token; t < first_token + tokens; ++t) {
     const int64_t position = a_.positions[t];
-    const uint16_t* x = element<const uint16_t>(a_.index_q, t, head);
+    const uint16_t* x = loads ? element<const uint16_t>(a_.index_q, t, head) : nullptr;
     for (int64_t j = 0; j < D; ++j) {
-      const float xj = spec::f32_from_bf16(x[j]);
+      const float xj = loads ? spec::f32_from_bf16(x[j]) : 0.0f;
       if (j >= R) {
         row[j] = xj;  // pass-through dims are exact
         continue;
       }
       const RopePartner rp = rope_partner(j, R, style);
-      const float xp = spec::f32_from_bf16(x[rp.partner]);
-      const float c = cache_at(a_.indexer_cache, position, rp.column);
-      const float s = cache_at(a_.indexer_cache, position, half + rp.column);
-      row[j] = spec::rope_term(xj, c, rp.minus ? -xp : xp, s,
-                                      rp.minus ? p_.indexer_minus : p_.indexer_plus);
+      const float xp = loads ? spec::f32_from_bf16(x[rp.partner]) : 0.0f;
+      const float c = loads ? cache_at(a_.indexer_cache, position, rp.column) : 0.0f;
+      const float s = loads ? cache_at(a_.indexer_cache, position, half + rp.column) : 0.0f;
+      row[j] = rope(xj, c, rp.minus ? -xp : xp, s, rp.minus ? p_.indexer_minus : p_.indexer_plus);
+      // The bf16 twin stores the RoPE'd row in bf16 and reads it back.
+      if (d_.bf16_before_quant) row[j] = spec::f32_from_bf16(spec::bf16_from_f32(row[j], p_.bf16_nan));
     }
     // The block-wide max reduction (maxnum: NaN lanes ignored).
-    const float scale = spec::ue8m0_scale(spec::row_amax(row, D), ceiling, p_.scale_floor);
+    float scale = spec::ue8m0_scale(spec::row_amax(row, D), ceiling, scale_floor);
+    // The floor twin keeps s0's exponent: 2^floor(log2 s0), +Inf stays +Inf.
+    if (d_.floor_scale) scale = float_from_bits(bits_of(scale) & kF32ExponentMask);
     uint8_t* codes = element<uint8_t>(a_.index_q_fp8, t, head);
-    for (int64_t j = 0; j < D; ++j) codes[j] = spec::e4m3_from_f32(row[j] / scale, p_.e4m3_overflow);
+    for (int64_t j = 0; j < D; ++j) codes[j] = to_e4m3(quotient(row[j], scale));
 
     const int64_t w_in = t * a_.index_weights.token_stride + head * weight_column_stride;
-    const float w = a_.index_weights_dtype == FloatType::kF32
-                        ? static_cast<const float*>(a_.index_weights.data)[w_in]
-                        : spec::f32_from_bf16(static_cast<const uint16_t*>(a_.index_weights.data)[w_in]);
-    const float scaled = w * scale;
-    const float with_softmax = scaled * softmax_scale;
-    const float weight = with_softmax * head_scale;
+    float w = 0.0f;
+    if (loads) {
+      w = a_.index_weights_dtype == FloatType::kF32
+              ? static_cast<const float*>(a_.index_weights.data)[w_in]
+              : spec::f32_from_bf16(static_cast<const uint16_t*>(a_.index_weights.data)[w_in]);
+    }
+    float weight = 0.0f;
+    if (d_.weights_folded_order) {
+      weight = product(product(w, product(softmax_scale, head_scale)), scale);
+    } else if (d_.weights_without_scale) {
+      weight = product(product(w, softmax_scale), head_scale);
+    } else {
+      const float scaled = product(w, scale);
+      const float with_softmax = product(scaled, softmax_scale);
+      weight = product(with_softmax, head_scale);
+    }
     const int64_t w_out =
         t * a_.index_weights_out.token_stride + head * a_.index_weights_out.head_stride;
     if (a_.index_weights_out_dtype == FloatType::kF32) {
@@ -303,9 +476,7 @@ void BlockedModel::nope_pack_program(int64_t first_token, int64_t tokens, int64_
     const uint16_t* nope = element<const uint16_t>(a_.ql_nope, t, head);
     if (a_.query_path == QueryPath::kFp8Packed) {
       uint8_t* out = element<uint8_t>(a_.query_out, t, head);
-      for (int64_t l = 0; l < L; ++l) {
-        out[l] = spec::e4m3_from_f32(spec::f32_from_bf16(nope[l]) / q_scale, p_.e4m3_overflow);
-      }
+      for (int64_t l = 0; l < L; ++l) out[l] = to_e4m3(quotient(spec::f32_from_bf16(nope[l]), q_scale));
     } else {
       uint16_t* out = element<uint16_t>(a_.query_out, t, head);
       for (int64_t l = 0; l < L; ++l) out[l] = nope[l];

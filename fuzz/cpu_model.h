@@ -26,6 +26,24 @@ enum class PlantedCpuBug {
   kSkipCopyUnaliased,    // bf16 packed path: skips the ql_nope front copy although it does
                          // not alias (as if the bmm always wrote the front)
   kUnitWeightsColumn,    // reads index_weights with column stride 1 whatever the view says
+  // Below: SEMANTICS.md's real bugs and semantic twins, one line each (tests/fuzz/planted_bugs_test.cc).
+  kMqaSinSignFlipped,    // MQA rope r1 = x1*c + x2*s, r2 = x2*c - x1*s: rotation by -theta (sin sign flipped)
+  kSwappedCosSin,        // MQA rope reads cos from the sin half of the cache row and sin from the cos half
+  kMqaNeoxRope,          // MQA rope with NeoX pairs (j, j + R/2) instead of interleaved (silent when R = 2)
+  kFloorScale,           // UE8M0 scale rounded down to a power of two (bits & 0x7F800000) instead of up
+  kScaleFloorOnScale,    // the 1e-4 floor on the scale, not on amax (FlashMLA's test quantizer, variant B)
+  kAmaxEps1e10,          // amax floor 1e-10 instead of 1e-4 (vLLM's older unfused path, variant C)
+  kNonPow2Scale,         // no UE8M0 rounding: scale = RN(amax / 448) as is (SGLang's fused indexer query)
+  kNonSaturatingE4m3,    // e4m3 overflow and +-Inf give NaN 0x7F/0xFF, not +-448 (torch eager, ml_dtypes)
+  kE4m3NanSign,          // e4m3 keeps a NaN's sign, 0xFF for a negative NaN (ml_dtypes) instead of 0x7F
+  kFastMathFtz,          // nvcc --use_fast_math (-ftz): fp32 ops flush subnormal operands and results to +-0
+  kBf16BeforeQuant,      // indexer rope rounded to bf16 before quantization (DeepSeek reference, vLLM unfused)
+  kWeightsFoldedOrder,   // weights (w * RN(softmax_scale * head_scale)) * scale (SGLang's order)
+  kWeightsWithoutScale,  // weights (w * softmax_scale) * head_scale: the UE8M0 scale never multiplied in
+  kRecomputedHeadScale,  // head_scale recomputed as RN(NI^-0.5) from the launch's NI, the argument ignored
+  kOddHeadsDropLast,     // MQA programs of two heads (H / 2 of them): with odd H the last head is never written
+  kHasIndexerIgnored,    // has_indexer false: the indexer's loads are masked to 0 but its stores still run
+  kMqaGridSizedByNi,     // grid sized by NI, 2 MQA heads a program: heads >= 2*NI unwritten (all, if no indexer)
 };
 
 struct PlantedCpuBugInfo {

@@ -220,6 +220,10 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
       const int64_t cache_start =
           clamp_position(position, p.indexer_cache_last_row) * a.indexer_cache.row_stride;
       rope_indexer_chunk<Layout>(a, plan, x, cache_start, v[rr]);
+      if constexpr (planted::is(planted::kBf16BeforeQuant)) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) v[rr][e] = indexer_value(v[rr][e]);
+      }
       if (has_chunk) amax[rr] = chunk_amax(v[rr]);
     }
     // The row's amax over its team; every lane of the warp takes part.
@@ -266,6 +270,8 @@ __device__ void indexer_rows_two_pass(const KernelParams& p, int64_t first_token
       float values[V];
       indexer_chunk<V>(a, p, in, cache_start, j0, values);
 #pragma unroll
+      for (int e = 0; e < V; ++e) values[e] = indexer_value(values[e]);
+#pragma unroll
       for (int e = 0; e < V; ++e) amax = amax_step(amax, values[e]);
     }
 #pragma unroll
@@ -279,6 +285,8 @@ __device__ void indexer_rows_two_pass(const KernelParams& p, int64_t first_token
     for (int j0 = lane * V; j0 < D; j0 += 32 * V) {
       float values[V];
       indexer_chunk<V>(a, p, in, cache_start, j0, values);
+#pragma unroll
+      for (int e = 0; e < V; ++e) values[e] = indexer_value(values[e]);
 #pragma unroll
       for (int e = 0; e < V; ++e) values[e] = __fmul_rn(values[e], reciprocal);
       if constexpr (V == 1) {

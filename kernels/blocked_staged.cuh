@@ -113,7 +113,7 @@ __device__ void mqa_task_staged(const KernelParams& p, int64_t first_token, int6
   const bool f32_cache = a.mqa_cache.dtype == FloatType::kF32;
   const int cache_row_bytes = R * (f32_cache ? 4 : 2);
   cp_async_wait_all();
-  __syncthreads();
+  if constexpr (!planted::is(planted::kMissingBarrier)) __syncthreads();
   const int chunks = R / kVectorElements;
   const RowDivider row_of(chunks);
   for (int item = threadIdx.x; item < rows * chunks; item += kThreads) {
@@ -183,7 +183,7 @@ __device__ void indexer_task_staged(const KernelParams& p, int64_t first_token, 
   const int lane = threadIdx.x % kTeam;
   const int j0[2] = {lane * kVectorElements, (lane + kTeam) * kVectorElements};
   cp_async_wait_all();
-  __syncthreads();
+  if constexpr (!planted::is(planted::kMissingBarrier)) __syncthreads();
   for (int r = threadIdx.x / kTeam; r < kTokensPerBlock; r += kTeams) {
     const bool live = r < rows;
     const uint8_t* data = stage.data + r * 2 * D;

@@ -63,6 +63,14 @@ __device__ __forceinline__ void store_mqa_chunk(const FusedQArgs& a, bool fp8, c
   }
 }
 
+// Planted kHasIndexerIgnored: a shared (no-indexer) layer's MQA program
+// still writes the weight of "its" indexer head (a zero).
+__device__ __forceinline__ void planted_weight_write(const FusedQArgs& a, int64_t token, int64_t head) {
+  if constexpr (planted::is(planted::kHasIndexerIgnored)) {
+    if (!a.has_indexer && head < a.indexer_heads) store_weight(a, token, head, 0.0f);
+  }
+}
+
 template <bool kGuardTail, int kThreads, bool kModelShape = false>
 __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t head) {
   const FusedQArgs& a = p.args;
@@ -87,8 +95,14 @@ __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t hea
       const int64_t out = mqa_out_offset(a, t, head, j0);
       const int64_t cache_start = clamp_position(position, p.mqa_cache_last_row) * a.mqa_cache.row_stride;
       load_interleaved_cos_sin(a.mqa_cache, cache_start, half, j0, p.mqa_cache_vectors, cos, sin);
-      rope_interleaved_chunk(x, cos, sin, r);
+      if constexpr (planted::is(planted::kMqaPairsWrong)) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) r[e] = rope_term(x[e], cos[e % 4], e < 4 ? -x[e + 4] : x[e - 4], sin[e % 4]);
+      } else {
+        rope_interleaved_chunk(x, cos, sin, r);
+      }
       store_mqa_chunk(a, fp8, q_scale, out, r);
+      planted_weight_write(a, t, head);
     }
     return;
   }
@@ -99,7 +113,8 @@ __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t hea
     if (!token_live<kGuardTail>(a, t)) continue;
     const uint16_t* in = input_row<uint16_t>(a.q_pe, t, head);
     const float x = load_bf16(in + j);
-    const float partner = load_bf16(in + (j ^ 1));
+    const int partner_j = planted::is(planted::kMqaPairsWrong) && (j ^ 4) < R ? (j ^ 4) : (j ^ 1);
+    const float partner = load_bf16(in + partner_j);
     const int64_t cache_start = cache_row(a.positions, t, p.mqa_cache_last_row) * a.mqa_cache.row_stride;
     const float c = load_cache_value(a.mqa_cache, cache_start + j / 2);
     const float s = load_cache_value(a.mqa_cache, cache_start + half + j / 2);
@@ -110,6 +125,7 @@ __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t hea
     } else {
       static_cast<uint16_t*>(a.query_out.data)[out] = bf16_from_f32(r);
     }
+    if (j == 0) planted_weight_write(a, t, head);
   }
 }
 

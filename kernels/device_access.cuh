@@ -18,6 +18,9 @@ namespace qcheck::cuda::device {
 // int64 so H*T*512 >= 2^31 cannot overflow (bug 3 of SEMANTICS.md).
 template <typename View>
 __device__ __forceinline__ int64_t row_offset(const View& view, int64_t token, int64_t head) {
+  if constexpr (planted::is(planted::kOffset32)) {
+    return static_cast<int32_t>(token * view.token_stride) + static_cast<int32_t>(head * view.head_stride);
+  }
   return token * view.token_stride + head * view.head_stride;
 }
 
@@ -106,6 +109,10 @@ __device__ __forceinline__ void load_cache4_vector(const CacheView& cache, int64
     out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
   } else {
     f32_from_bf16x4(__ldg(reinterpret_cast<const uint2*>(static_cast<const uint16_t*>(cache.data) + offset)), out);
+    if constexpr (planted::is(planted::kBf16CachePairSwap)) {
+      const float first = out[0], third = out[2];
+      out[0] = out[1], out[1] = first, out[2] = out[3], out[3] = third;
+    }
   }
 }
 
@@ -125,7 +132,8 @@ __device__ __forceinline__ void load_cache4(const CacheView& cache, int64_t offs
 
 // index_weights[token, head] (column stride any), as f32.
 __device__ __forceinline__ float load_weight(const FusedQArgs& a, int64_t token, int64_t head) {
-  const int64_t offset = row_offset(a.index_weights, token, head);
+  const int64_t offset = planted::is(planted::kWeightsUnitColumn) ? token * a.index_weights.token_stride + head
+                                                                  : row_offset(a.index_weights, token, head);
   if (a.index_weights_dtype == FloatType::kF32) {
     return __ldg(static_cast<const float*>(a.index_weights.data) + offset);
   }

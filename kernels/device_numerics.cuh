@@ -12,6 +12,8 @@
 #include <cuda_bf16.h>
 #include <cstdint>
 
+#include "kernels/planted.cuh"
+
 namespace qcheck::cuda::device {
 
 // f32 <- bf16 is exact: the 16 bits become the top half (conversions.h).
@@ -23,6 +25,7 @@ __device__ __forceinline__ float f32_from_bf16(uint16_t bits) {
 // cvt.rn.bf16.f32 on sm_80+, which on the H200 turns every NaN into 0x7FFF
 // (SEMANTICS.md), the profile's Bf16Nan::k7FFF.
 __device__ __forceinline__ uint16_t bf16_from_f32(float value) {
+  if constexpr (planted::is(planted::kTruncatingBf16)) return static_cast<uint16_t>(__float_as_uint(value) >> 16);
   return __bfloat16_as_ushort(__float2bfloat16_rn(value));
 }
 
@@ -30,6 +33,9 @@ __device__ __forceinline__ uint16_t bf16_from_f32(float value) {
 // 0..15), the order of two consecutive bf16 elements in memory; the same
 // rounding and NaN bits as bf16_from_f32, in half the instructions.
 __device__ __forceinline__ uint32_t bf16x2_from_f32(float low, float high) {
+  if constexpr (planted::is(planted::kTruncatingBf16)) {
+    return (__float_as_uint(low) >> 16) | (__float_as_uint(high) & 0xFFFF0000u);
+  }
   const __nv_bfloat162 pair = __floats2bfloat162_rn(low, high);
   return *reinterpret_cast<const uint32_t*>(&pair);
 }
@@ -37,9 +43,24 @@ __device__ __forceinline__ uint32_t bf16x2_from_f32(float low, float high) {
 // Two e4m3 codes from one PTX cvt.rn.satfinite.e4m3x2.f32: RNE, overflow and
 // +-Inf saturate to +-448 (0x7E / 0xFE), every NaN -> 0x7F. The PTX ISA puts
 // the FIRST source operand in the UPPER byte, so `high` is passed first.
+// (The planted conversion bugs rewrite one code after the conversion.)
+__device__ __forceinline__ uint16_t planted_e4m3(uint16_t code, float value) {
+  if constexpr (planted::is(planted::kNonSaturatingE4m3)) {
+    // 464 is the first magnitude that rounds past 448.
+    if (fabsf(value) >= 464.0f && !isnan(value)) return 0x7F;
+  }
+  if constexpr (planted::is(planted::kNanSignKept)) {
+    if (isnan(value) && signbit(value)) return 0xFF;
+  }
+  return code;
+}
+
 __device__ __forceinline__ uint16_t e4m3x2_from_f32(float high, float low) {
   uint16_t codes;
   asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(codes) : "f"(high), "f"(low));
+  if constexpr (planted::is(planted::kNonSaturatingE4m3) || planted::is(planted::kNanSignKept)) {
+    codes = static_cast<uint16_t>(planted_e4m3(codes & 0xFFu, low) | (planted_e4m3(codes >> 8, high) << 8));
+  }
   return codes;
 }
 
@@ -57,6 +78,11 @@ __device__ __forceinline__ uint32_t e4m3x4_from_f32(float v0, float v1, float v2
 // (reference/rope.h), so for r1 = x1*c - x2*s the caller passes b = -x2;
 // RN((-x2)*s) == -RN(x2*s) because rounding to nearest is symmetric.
 __device__ __forceinline__ float rope_term(float a, float c, float b, float s) {
+  if constexpr (planted::is(planted::kSinSignFlipped)) return __fmaf_rn(a, c, __fmul_rn(-b, s));
+  if constexpr (planted::is(planted::kFtzSubnormals)) {
+    const float r = __fmaf_rn(a, c, __fmul_rn(b, s));
+    return fabsf(r) < 1.17549435e-38f ? copysignf(0.0f, r) : r;
+  }
   return __fmaf_rn(a, c, __fmul_rn(b, s));
 }
 
@@ -81,7 +107,35 @@ __device__ __forceinline__ float amax_step(float amax, float value) {
 // m <= 1.75 (mantissa bits <= 0x600000) and e - 7 above. +Inf stays +Inf.
 // The device sweep over all 2^32 amax patterns (tests/gpu) checks this
 // against the spec's division.
+__device__ __forceinline__ float planted_scale_from_amax(float amax) {
+  if constexpr (planted::is(planted::kLog2fCeiling)) {
+    const float s0 = __fdiv_rn(fmaxf(amax, 1e-4f), 448.0f);
+    return isinf(s0) ? s0 : exp2f(ceilf(log2f(s0)));
+  }
+  if constexpr (planted::is(planted::kNonPow2Scale)) return __fdiv_rn(fmaxf(amax, 1e-4f), 448.0f);
+  const float floored = fmaxf(amax, planted::is(planted::kEps1e10) ? 1e-10f
+                                    : planted::is(planted::kFloorOnScale) ? 0.0f : 1e-4f);
+  const uint32_t bits = __float_as_uint(floored);
+  if (bits >= 0x7F800000u) return __uint_as_float(bits);
+  if (bits == 0u) return 1e-4f;  // kFloorOnScale: max(2^ceil(log2(0)), 1e-4)
+  const uint32_t exponent = bits & 0x7F800000u;
+  const uint32_t mantissa = bits & 0x007FFFFFu;
+  float scale;
+  if constexpr (planted::is(planted::kScaleFloor)) {
+    // the largest power of two <= amax / 448 (amax / 448 >= 2^(e-8) exactly when m >= 1.75)
+    scale = __uint_as_float(exponent - (8u << 23) - (mantissa >= 0x00600000u ? 0u : 0x00800000u));
+  } else {
+    scale = __uint_as_float(exponent + (mantissa > 0x00600000u ? 0x00800000u : 0u) - (8u << 23));
+  }
+  return planted::is(planted::kFloorOnScale) ? fmaxf(scale, 1e-4f) : scale;
+}
+
 __device__ __forceinline__ float ue8m0_scale_from_amax(float amax) {
+  if constexpr (planted::is(planted::kLog2fCeiling) || planted::is(planted::kNonPow2Scale) ||
+                planted::is(planted::kEps1e10) || planted::is(planted::kFloorOnScale) ||
+                planted::is(planted::kScaleFloor)) {
+    return planted_scale_from_amax(amax);
+  }
   const uint32_t bits = __float_as_uint(fmaxf(amax, 1e-4f));
   if (bits >= 0x7F800000u) return __uint_as_float(bits);  // +Inf
   const uint32_t exponent = bits & 0x7F800000u;
@@ -118,6 +172,10 @@ __device__ __forceinline__ float exact_reciprocal_of_pow2(float scale) {
 // indexer's dependent chain (amax -> scale -> codes), which sets the
 // kernel's latency at small T.
 __device__ __forceinline__ float reciprocal_of_ue8m0_scale(float scale) {
+  // (a scale that is not a power of two has no bit-trick reciprocal)
+  if constexpr (planted::is(planted::kNonPow2Scale) || planted::is(planted::kFloorOnScale)) {
+    return __fdiv_rn(1.0f, scale);
+  }
   const uint32_t bits = __float_as_uint(scale);
   return bits == 0x7F800000u ? 0.0f : __uint_as_float((254u << 23) - bits);
 }
@@ -148,7 +206,18 @@ __device__ __forceinline__ float divide(float x, const Divisor& d) {
 // roundings in that order (SEMANTICS.md task 2; WeightsOrder::kScaleSoftmaxHead).
 __device__ __forceinline__ float indexer_weight(float w, float scale, float softmax_scale,
                                                 float head_scale) {
+  if constexpr (planted::is(planted::kWeightsOtherOrder)) {
+    return __fmul_rn(__fmul_rn(w, __fmul_rn(softmax_scale, head_scale)), scale);
+  }
+  if constexpr (planted::is(planted::kWeightsMissingScale)) return __fmul_rn(__fmul_rn(w, softmax_scale), head_scale);
   return __fmul_rn(__fmul_rn(__fmul_rn(w, scale), softmax_scale), head_scale);
+}
+
+// An indexer value on its way to the amax and the codes: as is, or (planted)
+// rounded to bf16 first.
+__device__ __forceinline__ float indexer_value(float v) {
+  if constexpr (planted::is(planted::kBf16BeforeQuant)) return __uint_as_float(static_cast<uint32_t>(bf16_from_f32(v)) << 16);
+  return v;
 }
 
 }  // namespace qcheck::cuda::device

@@ -1,7 +1,10 @@
 #include "kernels/kernel_params.h"
 
+#include <cmath>
 #include <cstring>
 #include <type_traits>
+
+#include "kernels/planted.cuh"
 
 namespace qcheck::cuda {
 namespace {
@@ -73,20 +76,27 @@ KernelParams params_from_token(const KernelParams& params, int64_t first_token) 
   advance_view(a.index_weights, first_token, element_bytes(a.index_weights_dtype));
   advance_view(a.query_out, first_token, query_out_element_bytes(a));
   advance_view(a.index_q_fp8, first_token, 1);
-  advance_view(a.index_weights_out, first_token, element_bytes(a.index_weights_out_dtype));
+  if (!planted::is(planted::kPartsSkipWeightsOut)) {
+    advance_view(a.index_weights_out, first_token, element_bytes(a.index_weights_out_dtype));
+  }
   return part;
 }
 
-KernelParams make_kernel_params(const FusedQArgs& a) {
+KernelParams make_kernel_params(const FusedQArgs& args) {
   KernelParams p;
-  p.args = a;
+  p.args = args;
+  if (planted::is(planted::kIndexerRopeSwapped)) {
+    p.args.indexer_rope = args.indexer_rope == RopeStyle::kNeox ? RopeStyle::kInterleaved : RopeStyle::kNeox;
+  }
+  const FusedQArgs& a = p.args;
   const int64_t R = a.rope_dim;
   const bool fp8 = a.query_path == QueryPath::kFp8Packed;
   const int out_bytes = query_out_element_bytes(a);
 
   if (fp8) {
     p.nope_task = KernelParams::NopeTask::kQuantizeFp8;
-  } else if (a.query_path == QueryPath::kBf16Packed && !ql_nope_aliases_query_out(a)) {
+  } else if (a.query_path == QueryPath::kBf16Packed && !ql_nope_aliases_query_out(a) &&
+             !planted::is(planted::kSkipCopyUnaliased)) {
     p.nope_task = KernelParams::NopeTask::kCopyBf16;
   }
 
@@ -126,10 +136,16 @@ KernelParams make_kernel_params(const FusedQArgs& a) {
   p.q_scale = float_of(a.q_scale_bits);
   p.softmax_scale = float_of(a.softmax_scale_bits);
   p.head_scale = float_of(a.head_scale_bits);
+  if (planted::is(planted::kHeadScaleLocal)) {
+    p.head_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(a.indexer_heads)));
+  }
 
-  p.indexer_task_begin = a.mqa_heads;
+  // (planted kOddHeadDropsLast: an odd H loses its last MQA and ql_nope head)
+  const int64_t heads = planted::is(planted::kOddHeadDropsLast) && a.mqa_heads > 1 ? a.mqa_heads & ~int64_t(1)
+                                                                                   : a.mqa_heads;
+  p.indexer_task_begin = heads;
   p.nope_task_begin = p.indexer_task_begin + (a.has_indexer ? a.indexer_heads : 0);
-  p.task_count = p.nope_task_begin + (p.nope_task != KernelParams::NopeTask::kNone ? a.mqa_heads : 0);
+  p.task_count = p.nope_task_begin + (p.nope_task != KernelParams::NopeTask::kNone ? heads : 0);
   return p;
 }
 

@@ -127,10 +127,11 @@ __global__ void __launch_bounds__(kWarp) fused_q_legacy_kernel(const KernelParam
   const FusedQArgs& a = p.args;
   const int64_t z = blockIdx.z;
   const int64_t heads_end = 2 * z + 2 < a.mqa_heads ? 2 * z + 2 : a.mqa_heads;
-  const int64_t t = first_token + blockIdx.x;
-  if (blockIdx.y == 0) {
+  const int64_t t = first_token + (planted::is(planted::kTokensOnGridY) ? blockIdx.y : blockIdx.x);
+  const unsigned task = planted::is(planted::kTokensOnGridY) ? blockIdx.x : blockIdx.y;
+  if (task == 0) {
     for (int64_t head = 2 * z; head < heads_end; ++head) mqa_head(p, t, head);
-  } else if (blockIdx.y == 1) {
+  } else if (task == 1) {
     if (!a.has_indexer || z >= a.indexer_heads) return;
     if (a.index_dim <= 4 * kWarp) {
       indexer_head<4>(p, t, z);
@@ -149,10 +150,13 @@ __global__ void __launch_bounds__(kWarp) fused_q_legacy_kernel(const KernelParam
 std::string launch_legacy_kernel(const KernelParams& params, void* stream) {
   const FusedQArgs& a = params.args;
   const int64_t mqa_pairs = (a.mqa_heads + 1) / 2;
-  const int64_t z = a.has_indexer ? std::max(mqa_pairs, a.indexer_heads) : mqa_pairs;
+  int64_t z = a.has_indexer ? std::max(mqa_pairs, a.indexer_heads) : mqa_pairs;
+  if (planted::is(planted::kGridSizedByNi) && a.has_indexer) z = a.indexer_heads;
   for (int64_t first = 0; first < a.num_tokens; first += INT_MAX) {
-    const dim3 grid(static_cast<unsigned>(std::min<int64_t>(a.num_tokens - first, INT_MAX)), 3,
-                    static_cast<unsigned>(z));
+    const unsigned tokens = static_cast<unsigned>(std::min<int64_t>(a.num_tokens - first, INT_MAX));
+    // (planted kTokensOnGridY: tokens on y, which stops at 65535)
+    const dim3 grid = planted::is(planted::kTokensOnGridY) ? dim3(3, tokens, static_cast<unsigned>(z))
+                                                           : dim3(tokens, 3, static_cast<unsigned>(z));
     legacy::fused_q_legacy_kernel<<<grid, legacy::kWarp, 0, static_cast<cudaStream_t>(stream)>>>(
         params, first);
     std::string error = launch_error("cuda-legacy");

@@ -26,8 +26,9 @@ __device__ __forceinline__ void rope_interleaved_chunk(const float x[8], const f
 __device__ __forceinline__ void load_interleaved_cos_sin(const CacheView& cache, int64_t row_start,
                                                          int64_t half, int j0, bool vectors,
                                                          float cos[4], float sin[4]) {
-  load_cache4(cache, row_start + j0 / 2, vectors, cos);
-  load_cache4(cache, row_start + half + j0 / 2, vectors, sin);
+  const bool swapped = planted::is(planted::kCosSinSwapped) && vectors;
+  load_cache4(cache, row_start + (swapped ? half : 0) + j0 / 2, vectors, cos);
+  load_cache4(cache, row_start + (swapped ? 0 : half) + j0 / 2, vectors, sin);
 }
 
 // NeoX chunk at j0 < R with its partner chunk `partner`:

@@ -39,8 +39,8 @@ TEST(CpuModelVariants, CorrectModelFirstThenEveryVariantOnceWithUniqueNames) {
     // Planted bugs are named "bug-..."; harmless twins are not.
     EXPECT_EQ(suffix.rfind("bug-", 0) == 0, info.is_a_bug) << suffix;
   }
-  // Every enumerator from kNone to kUnitWeightsColumn is listed.
-  EXPECT_EQ(list.size(), static_cast<size_t>(PlantedCpuBug::kUnitWeightsColumn) + 1);
+  // Every enumerator from kNone to kMqaGridSizedByNi is listed.
+  EXPECT_EQ(list.size(), static_cast<size_t>(PlantedCpuBug::kMqaGridSizedByNi) + 1);
   EXPECT_EQ(suffixes.count("copy-when-aliased"), 1u);
 }
 
@@ -78,9 +78,12 @@ TEST(CpuModelGrid, CoversTheAxesItPromises) {
     if (c.ql_nope_layout == Layout::kHeadMajor) seen.insert("head-major ql_nope");
     if (c.weights_column_stride > 1) seen.insert("column stride");
     if (c.q_scale_bits == kQScale037 && c.query_path == QueryPath::kFp8Packed) seen.insert("0.37");
+    if (c.has_indexer && c.head_scale_bits != default_head_scale_bits(c.indexer_heads)) {
+      seen.insert("head_scale argument");
+    }
   }
   EXPECT_EQ(tokens, (std::set<int64_t>{1, 15, 16, 17, 33}));
-  EXPECT_EQ(seen.size(), 3u + 1 + 3 + 4 + 4 + 1) << ::testing::PrintToString(seen);
+  EXPECT_EQ(seen.size(), 3u + 1 + 3 + 4 + 4 + 1 + 1) << ::testing::PrintToString(seen);
   for (const Case& c : real_and_edge_dims()) EXPECT_EQ(validate_case(c), "") << describe(c);
 }
 

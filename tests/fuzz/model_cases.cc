@@ -81,7 +81,7 @@ std::vector<Case> model_grid() {
         for (size_t d = 0; d < 4; ++d) {
           for (LayoutMix layout : layout_mixes) {
             for (int64_t column_stride : {1, 2}) {
-              grid.push_back(model_case([&](Case& c) {
+              Case grid_case = model_case([&](Case& c) {
                 c.num_tokens = tokens;
                 c.query_path = query.path;
                 c.alias = query.alias;
@@ -97,7 +97,13 @@ std::vector<Case> model_grid() {
                 c.values = ValueRecipe::kMixed;
                 c.positions = positions[seed % 4];
                 c.seed = seed++;
-              }));
+              });
+              // The head_scale is an argument: production layouts pass
+              // DeepSeek-V3.2's RN(64^-0.5) = 0.125, not RN(NI^-0.5) of this NI.
+              if (layout == LayoutMix::kProduction) {
+                grid_case.head_scale_bits = default_head_scale_bits(64);
+              }
+              grid.push_back(grid_case);
             }
           }
         }

@@ -45,7 +45,9 @@ void apply_layout_mix(LayoutMix mix, Case& c);
 // bf16 separate) x indexer (NeoX, interleaved, off) x T in {1, 15, 16, 17, 33}
 // x four dtype mixes of the caches and the weights in/out x the three layout
 // mixes x weights column stride {1, 2}; q_scale 1.0 and 0.37 alternate with
-// the dtype mix, positions recipes and seeds vary per case. Values are
+// the dtype mix, the production layouts pass a head_scale that is not
+// RN(NI^-0.5) of the case's NI (DeepSeek-V3.2's 0.125), positions recipes
+// and seeds vary per case. Values are
 // ValueRecipe::kMixed (a recipe per row: noise, magnitudes, specials, scale
 // edges, zero rows, the UE8M0 band, cancellation). Small dims so that the
 // grid runs in seconds, even under ASan.

@@ -17,6 +17,7 @@
 
 #include "fuzz/cpu_model.h"
 #include "fuzz/verdict.h"
+#include "reference/float_bits.h"
 #include "tests/fuzz/model_cases.h"
 
 namespace qcheck::test {
@@ -54,6 +55,458 @@ std::vector<Signature> unwritten_token(bool indexer, QueryPath path) {
     s.push_back({"index_weights_out", "weights", MC::kUnwritten});
   }
   return s;
+}
+
+// No token: nothing is written, so no bug can show.
+Case no_tokens() {
+  return model_case([](Case& c) { c.num_tokens = 0; });
+}
+
+// A cache of one row: every position is 0, where the rotation is the
+// identity (cos 1, sin 0) for the noise recipe (kNormal holds no zero and
+// no special, so x*1 + (+-x_partner)*0 is x whatever the pairing or sign).
+bool only_position_zero(const Case& c) {
+  return c.cache_rows == 1 && c.values == ValueRecipe::kNormal;
+}
+
+Case at_position_zero(const std::function<void(Case&)>& edit = [](Case&) {}) {
+  return model_case([&](Case& c) {
+    c.cache_rows = 1;
+    edit(c);
+  });
+}
+
+// Recipes that can hold rows of small amax (below 448 * 2^-14, or 1e-4):
+// zero rows, magnitudes 2^k, scale edges at 448 * 2^-30 and at the floor,
+// and the mix of them; the band recipe falls back to the edges off the band.
+bool small_amax_rows(const Case& c) {
+  switch (c.values) {
+    case ValueRecipe::kMagnitudes:
+    case ValueRecipe::kScaleEdges:
+    case ValueRecipe::kZeroRows:
+    case ValueRecipe::kScaleBand:
+    case ValueRecipe::kMixed: return true;
+    default: return false;
+  }
+}
+
+// Recipes whose inputs can exceed 464 after the division by q_scale (0.37 at
+// the least in these tests): noise is below 3.47 in magnitude (four
+// uniforms), so only magnitudes, specials, scale edges (the band recipe
+// falls back to them for ql_nope), cancellation (x * c / s with |s| > 2^-8)
+// and the mix can.
+bool large_mqa_inputs(const Case& c) {
+  switch (c.values) {
+    case ValueRecipe::kNormal:
+    case ValueRecipe::kZeroRows:
+    case ValueRecipe::kLargePositions: return false;
+    default: return true;
+  }
+}
+
+Case with_head_scale(Case c, uint32_t bits) {
+  c.head_scale_bits = bits;
+  return c;
+}
+
+// Each element of an input (every token, head and dim) set to `bits`.
+Case with_all(Case c, TensorId tensor, uint32_t bits) {
+  ValueEdit e;
+  e.tensor = tensor;
+  e.rows = -1;
+  e.bits = bits;
+  c.edits.push_back(e);
+  return c;
+}
+
+// The bugs of the RoPE and of the UE8M0 scale.
+void add_rope_and_scale_bugs(std::vector<BugCases>& all) {
+  // The sign on the other term: r1 = x1*c + x2*s, r2 = x2*c - x1*s, the
+  // rotation by -theta. Wrong values in the rope of every path; the
+  // indexer is untouched.
+  const auto mqa_rope_moves = [](const Case& c) { return c.num_tokens > 0 && !only_position_zero(c); };
+  const std::vector<Signature> rope_values_fp8 = {{"query_out", "rope tail", MC::kOffByOne},
+                                                  {"query_out", "rope tail", MC::kSignOfZero}};
+  all.push_back(
+      {PlantedCpuBug::kMqaSinSignFlipped, mqa_rope_moves,
+       {{model_case([](Case&) {}), {{"query_out", "rope tail", MC::kWrongValue}},
+         {{"query_out", "rope tail", MC::kOffByOne}}},
+        {model_case([](Case& c) { c.query_path = QueryPath::kFp8Packed; }),
+         {{"query_out", "rope tail", MC::kWrongValue}}, rope_values_fp8},
+        {model_case([](Case& c) {
+           c.query_path = QueryPath::kBf16Separate;
+           c.has_indexer = false;
+         }),
+         {{"query_out", "rope", MC::kWrongValue}}, {{"query_out", "rope", MC::kOffByOne}}}},
+       {at_position_zero(), at_position_zero([](Case& c) { c.query_path = QueryPath::kFp8Packed; }),
+        no_tokens()}});
+
+  // cos and sin trade places: at position 0 the rotation becomes
+  // (x1, x2) -> (-x2, x1), so it shows everywhere but at T = 0.
+  all.push_back(
+      {PlantedCpuBug::kSwappedCosSin, [](const Case& c) { return c.num_tokens > 0; },
+       {{model_case([](Case&) {}), {{"query_out", "rope tail", MC::kWrongValue}},
+         {{"query_out", "rope tail", MC::kOffByOne}}},
+        {at_position_zero([](Case& c) { c.query_path = QueryPath::kFp8Packed; }),
+         {{"query_out", "rope tail", MC::kWrongValue}}, rope_values_fp8},
+        {model_case([](Case& c) {
+           c.query_path = QueryPath::kBf16Separate;
+           c.mqa_cache_dtype = FloatType::kBf16;
+         }),
+         {{"query_out", "rope", MC::kWrongValue}}, {{"query_out", "rope", MC::kOffByOne}}}},
+       {no_tokens()}});
+
+  // NeoX pairs in the MQA rope: wrong partners, wrong values; R = 2 has
+  // one pair, the same in both styles.
+  all.push_back(
+      {PlantedCpuBug::kMqaNeoxRope,
+       [=](const Case& c) { return mqa_rope_moves(c) && c.rope_dim > 2; },
+       {{model_case([](Case&) {}), {{"query_out", "rope tail", MC::kWrongValue}},
+         {{"query_out", "rope tail", MC::kOffByOne}}},
+        {model_case([](Case& c) {
+           c.query_path = QueryPath::kFp8Packed;
+           apply_layout_mix(LayoutMix::kProduction, c);
+         }),
+         {{"query_out", "rope tail", MC::kWrongValue}}, rope_values_fp8}},
+       {model_case([](Case& c) {
+          c.rope_dim = 2;
+          c.index_dim = 16;
+        }),
+        at_position_zero(), no_tokens()}});
+
+  // The scale rounded down halves it wherever s0 is not a power of two (every
+  // row here): codes double, the row's largest saturate at 448 (so the row is
+  // not off by one power of two), the weight halves. Zero rows keep their
+  // zero codes; their weight still halves.
+  const std::vector<Signature> halved_scale = {
+      {"index_q_fp8", "rope part", MC::kWrongValue},
+      {"index_q_fp8", "pass-through part", MC::kWrongValue},
+      {"index_weights_out", "weights", MC::kRowPowerOfTwo}};
+  const std::vector<Signature> halved_scale_may = {
+      {"index_q_fp8", "rope part", MC::kOffByOne},
+      {"index_q_fp8", "pass-through part", MC::kOffByOne},
+      {"index_q_fp8", "rope part", MC::kRowPowerOfTwo},
+      {"index_q_fp8", "pass-through part", MC::kRowPowerOfTwo}};
+  const auto indexer_runs = [](const Case& c) { return c.has_indexer && c.num_tokens > 0; };
+  all.push_back(
+      {PlantedCpuBug::kFloorScale, indexer_runs,
+       {{model_case([](Case&) {}), halved_scale, halved_scale_may},
+        {model_case([](Case& c) {
+           c.indexer_rope = RopeStyle::kInterleaved;
+           c.weights_dtype = c.weights_out_dtype = FloatType::kBf16;
+           c.values = ValueRecipe::kZeroRows;
+         }),
+         halved_scale, halved_scale_may}},
+       {model_case([](Case& c) { c.has_indexer = false; }), no_tokens()}});
+
+  // The floor on the scale: 2^-13 at the least instead of 2^-22. A row of
+  // amax below 448 * 2^-14 gets a larger scale: its weight grows by a power
+  // of two, its codes shrink (into e4m3's subnormals, or to zero).
+  const std::vector<Signature> small_rows_may = {
+      {"index_q_fp8", "rope part", MC::kRowPowerOfTwo},
+      {"index_q_fp8", "pass-through part", MC::kRowPowerOfTwo},
+      {"index_q_fp8", "rope part", MC::kWrongValue},
+      {"index_q_fp8", "pass-through part", MC::kWrongValue},
+      {"index_q_fp8", "rope part", MC::kOffByOne},
+      {"index_q_fp8", "pass-through part", MC::kOffByOne}};
+  const auto small_rows = [](const Case& c) {
+    return c.has_indexer && c.num_tokens > 0 && small_amax_rows(c);
+  };
+  all.push_back(
+      {PlantedCpuBug::kScaleFloorOnScale, small_rows,
+       {{model_case([](Case& c) { c.values = ValueRecipe::kZeroRows; }),
+         {{"index_weights_out", "weights", MC::kRowPowerOfTwo}}, {}},
+        {model_case([](Case& c) { c.values = ValueRecipe::kMagnitudes; }),
+         {{"index_weights_out", "weights", MC::kRowPowerOfTwo},
+          {"index_q_fp8", "rope part", MC::kRowPowerOfTwo}},
+         small_rows_may}},
+       // Every row's amax above 0.027: noise (at least one of 16 or more
+       // elements), specials (noise around them), large positions.
+       {model_case([](Case& c) { c.values = ValueRecipe::kNormal; }),
+        model_case([](Case& c) { c.values = ValueRecipe::kSpecials; }),
+        model_case([](Case& c) { c.values = ValueRecipe::kCancellation; }),
+        model_case([](Case& c) { c.values = ValueRecipe::kLargePositions; }),
+        model_case([](Case& c) { c.has_indexer = false; })}});
+
+  // The floor 1e-10: a row of amax below about 5.3e-5 (zero rows, small
+  // magnitudes) gets a smaller scale, down to 2^-42 for an all-zero row.
+  all.push_back(
+      {PlantedCpuBug::kAmaxEps1e10, small_rows,
+       {{model_case([](Case& c) { c.values = ValueRecipe::kZeroRows; }),
+         {{"index_weights_out", "weights", MC::kRowPowerOfTwo}}, {}},
+        {model_case([](Case& c) {
+           c.values = ValueRecipe::kMagnitudes;
+           c.weights_out_dtype = FloatType::kBf16;
+         }),
+         {{"index_weights_out", "weights", MC::kRowPowerOfTwo}}, small_rows_may}},
+       {model_case([](Case& c) { c.values = ValueRecipe::kNormal; }),
+        model_case([](Case& c) { c.values = ValueRecipe::kSpecials; }),
+        model_case([](Case& c) { c.values = ValueRecipe::kLargePositions; }),
+        model_case([](Case& c) { c.has_indexer = false; })}});
+
+  // s0 itself as the scale: codes x / s0 are no longer exact scalings of
+  // the right ones, weights w * s0 neither.
+  all.push_back(
+      {PlantedCpuBug::kNonPow2Scale, indexer_runs,
+       {{model_case([](Case&) {}),
+         {{"index_q_fp8", "rope part", MC::kWrongValue},
+          {"index_q_fp8", "pass-through part", MC::kWrongValue},
+          {"index_weights_out", "weights", MC::kWrongValue}},
+         {{"index_q_fp8", "rope part", MC::kOffByOne},
+          {"index_q_fp8", "pass-through part", MC::kOffByOne}}}},
+       {model_case([](Case& c) { c.has_indexer = false; }), no_tokens()}});
+}
+
+// The bugs of the number conversions and of the weights' arithmetic.
+void add_conversion_and_weights_bugs(std::vector<BugCases>& all) {
+  const auto indexer_runs = [](const Case& c) { return c.has_indexer && c.num_tokens > 0; };
+  // Overflow becomes NaN. Only the MQA fp8 path can overflow: an indexer
+  // code is x / scale with scale >= RN(amax / 448), so |code| <= 448 (1 +
+  // 2^-23) rounds to 448 at most, and an Inf row's scale is Inf (codes 0 or
+  // NaN, never Inf): the indexer is silent even on specials.
+  all.push_back(
+      {PlantedCpuBug::kNonSaturatingE4m3,
+       [](const Case& c) {
+         return c.query_path == QueryPath::kFp8Packed && c.num_tokens > 0 && large_mqa_inputs(c);
+       },
+       {{model_case([](Case& c) {
+           c.query_path = QueryPath::kFp8Packed;
+           c.has_indexer = false;
+           c.values = ValueRecipe::kSpecials;
+         }),
+         {{"query_out", "nope front", MC::kSpuriousNan}, {"query_out", "rope tail", MC::kSpuriousNan}},
+         {}},
+        {model_case([](Case& c) {
+           c.query_path = QueryPath::kFp8Packed;
+           c.values = ValueRecipe::kMagnitudes;
+           c.q_scale_bits = kQScale037;
+         }),
+         {{"query_out", "nope front", MC::kSpuriousNan}, {"query_out", "rope tail", MC::kSpuriousNan}},
+         {}}},
+       {model_case([](Case& c) { c.values = ValueRecipe::kSpecials; }),
+        model_case([](Case& c) {
+          c.values = ValueRecipe::kMagnitudes;
+          c.query_path = QueryPath::kBf16Separate;
+        }),
+        model_case([](Case& c) {
+          c.query_path = QueryPath::kFp8Packed;
+          c.q_scale_bits = kQScale037;
+        })}});
+
+  // A NaN keeps its sign. The model's fp32 arithmetic is the host's (x86:
+  // a NaN operand's sign survives a division, and Inf / Inf gives the
+  // default NaN 0xFFC00000, negative), RoPE results are canonical +NaN: a
+  // negative NaN reaches the conversion from ql_nope (fp8 front), from
+  // index_q's pass-through dims, and as Inf / Inf in an Inf row. Only the
+  // specials (and the mix) hold NaN or Inf.
+  all.push_back(
+      {PlantedCpuBug::kE4m3NanSign,
+       [](const Case& c) {
+         return c.num_tokens > 0 &&
+                (c.values == ValueRecipe::kSpecials || c.values == ValueRecipe::kMixed) &&
+                (c.query_path == QueryPath::kFp8Packed || c.has_indexer);
+       },
+       {{model_case([](Case& c) {
+           c.query_path = QueryPath::kFp8Packed;
+           c.has_indexer = false;
+           c.values = ValueRecipe::kSpecials;
+         }),
+         {{"query_out", "nope front", MC::kNanBits}}, {}},
+        {model_case([](Case& c) { c.values = ValueRecipe::kSpecials; }),
+         {{"index_q_fp8", "pass-through part", MC::kNanBits}},
+         {{"index_q_fp8", "rope part", MC::kNanBits}}}},
+       {model_case([](Case& c) {
+          c.query_path = QueryPath::kBf16Separate;
+          c.has_indexer = false;
+          c.values = ValueRecipe::kSpecials;
+        }),
+        model_case([](Case& c) {
+          c.query_path = QueryPath::kFp8Packed;
+          c.values = ValueRecipe::kMagnitudes;
+        })}});
+
+  // Fast-math FTZ: only a subnormal fp32 operand or result shows, which the
+  // specials (bf16 and f32 subnormals), the magnitudes (rows of 2^-120) and
+  // value edits hold. Rows of the subnormal 0x007F (about 2^-126): the
+  // rope's products and results are subnormal, flushed to zero.
+  all.push_back(
+      {PlantedCpuBug::kFastMathFtz,
+       [](const Case& c) {
+         return c.num_tokens > 0 &&
+                (c.values == ValueRecipe::kSpecials || c.values == ValueRecipe::kMagnitudes ||
+                 c.values == ValueRecipe::kMixed || !c.edits.empty());
+       },
+       {{with_all(model_case([](Case& c) {
+                    c.query_path = QueryPath::kBf16Separate;
+                    c.has_indexer = false;
+                  }),
+                  TensorId::kQPe, 0x007F),
+         {{"query_out", "rope", MC::kWrongValue}},
+         {{"query_out", "rope", MC::kOffByOne}, {"query_out", "rope", MC::kSignOfZero}}},
+        // A subnormal weight (2^-127) on rows of 2^19 (scale 2^11): the
+        // right weight is a normal number, the flushed one 0.
+        {with_all(with_all(model_base_case(), TensorId::kIndexWeights, 0x00400000u), TensorId::kIndexQ,
+                  0x4900u),
+         {{"index_weights_out", "weights", MC::kWrongValue}}, {}},
+        // The specials' subnormals: a rope result, an indexer code's sign
+        // (a negative subnormal product flushed, -0 + 0 = +0), a weight.
+        {model_case([](Case& c) { c.values = ValueRecipe::kSpecials; }),
+         {{"query_out", "rope tail", MC::kWrongValue},
+          {"index_q_fp8", "rope part", MC::kSignOfZero},
+          {"index_weights_out", "weights", MC::kWrongValue}},
+         {{"query_out", "rope tail", MC::kOffByOne}, {"query_out", "rope tail", MC::kSignOfZero}}}},
+       {model_case([](Case& c) { c.values = ValueRecipe::kNormal; }),
+        model_case([](Case& c) { c.values = ValueRecipe::kScaleEdges; }),
+        model_case([](Case& c) { c.values = ValueRecipe::kCancellation; }),
+        model_case([](Case& c) { c.values = ValueRecipe::kZeroRows; })}});
+
+  // bf16 between RoPE and quantization: a double rounding moves a code by
+  // one; an amax that rounds up past 448 * 2^k doubles the row's scale. On
+  // the band rows (cos = 1 + m * 2^-23, an element 448 * 2^k) bf16 drops the
+  // m: s0 becomes 2^k exactly, the scale half the right one.
+  const std::vector<Signature> band_rows = {
+      {"index_q_fp8", "rope part", MC::kRowPowerOfTwo},
+      {"index_q_fp8", "pass-through part", MC::kRowPowerOfTwo},
+      {"index_weights_out", "weights", MC::kRowPowerOfTwo}};
+  all.push_back(
+      {PlantedCpuBug::kBf16BeforeQuant,
+       [=](const Case& c) { return indexer_runs(c) && !only_position_zero(c); },
+       {{model_case([](Case&) {}), {{"index_q_fp8", "rope part", MC::kOffByOne}}, band_rows},
+        // A bf16 element on an e4m3 tie rounds to even where the right
+        // value (times 1 + m * 2^-23) rounds up: such a row is not off by
+        // one power of two as a whole.
+        {model_case([](Case& c) { c.values = ValueRecipe::kScaleBand; }), band_rows,
+         {{"index_q_fp8", "rope part", MC::kWrongValue},
+          {"index_q_fp8", "pass-through part", MC::kWrongValue},
+          {"index_q_fp8", "rope part", MC::kOffByOne},
+          {"index_q_fp8", "pass-through part", MC::kOffByOne}}}},
+       // At position 0 the RoPE'd row is the input: already bf16.
+       {at_position_zero(), model_case([](Case& c) { c.has_indexer = false; })}});
+
+  // Another order of the weight's three products: one rounding apart.
+  all.push_back(
+      {PlantedCpuBug::kWeightsFoldedOrder, indexer_runs,
+       {{model_case([](Case&) {}), {{"index_weights_out", "weights", MC::kOffByOne}}, {}},
+        {model_case([](Case& c) {
+           c.weights_dtype = FloatType::kBf16;
+           c.values = ValueRecipe::kMagnitudes;
+         }),
+         {{"index_weights_out", "weights", MC::kOffByOne}}, {}}},
+       {model_case([](Case& c) { c.has_indexer = false; }), no_tokens()}});
+
+  // Without the scale each weight is off by the row's scale, a power of two.
+  all.push_back(
+      {PlantedCpuBug::kWeightsWithoutScale, indexer_runs,
+       {{model_case([](Case&) {}), {{"index_weights_out", "weights", MC::kRowPowerOfTwo}}, {}},
+        {model_case([](Case& c) {
+           c.weights_out_dtype = FloatType::kBf16;
+           c.query_path = QueryPath::kFp8Packed;
+         }),
+         {{"index_weights_out", "weights", MC::kRowPowerOfTwo}}, {}}},
+       {model_case([](Case& c) { c.has_indexer = false; }), no_tokens()}});
+
+  // The head_scale argument ignored: it shows only where the argument is not
+  // RN(NI^-0.5) of the launch's NI. DeepSeek's 0.125 (64 heads) on NI = 2 is
+  // no power of two away from 2^-0.5; twice the default is one.
+  all.push_back(
+      {PlantedCpuBug::kRecomputedHeadScale,
+       [=](const Case& c) {
+         return indexer_runs(c) && c.head_scale_bits != default_head_scale_bits(c.indexer_heads);
+       },
+       {{with_head_scale(model_base_case(), default_head_scale_bits(64)),
+         {{"index_weights_out", "weights", MC::kWrongValue}}, {}},
+        {with_head_scale(model_case([](Case& c) { c.weights_out_dtype = FloatType::kBf16; }),
+                         bits_of(2.0f * float_from_bits(default_head_scale_bits(2)))),
+         {{"index_weights_out", "weights", MC::kRowPowerOfTwo}}, {}}},
+       // With the default head_scale (every case built by model_case) the
+       // recomputed value is the argument's bits: equivalent there.
+       {model_case([](Case& c) { c.indexer_heads = 7; }),
+        model_case([](Case& c) {
+          c.indexer_heads = 64;
+          c.index_dim = 128;
+        }),
+        with_head_scale(model_case([](Case& c) { c.has_indexer = false; }), default_head_scale_bits(64))}});
+}
+
+// The bugs of the grid's coverage: which programs run.
+void add_coverage_bugs(std::vector<BugCases>& all) {
+  // The last of an odd number of MQA heads: rope and front unwritten (under
+  // the alias the front is ql_nope already; on the separate path only the
+  // rope exists).
+  const std::vector<Signature> whole_head = {{"query_out", "nope front", MC::kUnwritten},
+                                             {"query_out", "rope tail", MC::kUnwritten}};
+  all.push_back(
+      {PlantedCpuBug::kOddHeadsDropLast,
+       [](const Case& c) { return c.num_tokens > 0 && c.mqa_heads % 2 == 1; },
+       {{model_case([](Case&) {}), whole_head, {}},
+        {model_case([](Case& c) { c.alias = AliasMode::kExactFront; }),
+         {{"query_out", "rope tail", MC::kUnwritten}}, {}},
+        {model_case([](Case& c) {
+           c.query_path = QueryPath::kBf16Separate;
+           c.mqa_heads = 5;
+         }),
+         {{"query_out", "rope", MC::kUnwritten}}, {}},
+        {model_case([](Case& c) {
+           c.query_path = QueryPath::kFp8Packed;
+           c.mqa_heads = 1;
+         }),
+         whole_head, {}}},
+       {model_case([](Case& c) { c.mqa_heads = 4; }),
+        model_case([](Case& c) {
+          c.mqa_heads = 2;
+          c.query_path = QueryPath::kFp8Packed;
+        })}});
+
+  // The indexer's outputs written on a shared layer: zero codes and +0
+  // weights where they must stay untouched.
+  all.push_back(
+      {PlantedCpuBug::kHasIndexerIgnored,
+       [](const Case& c) { return c.num_tokens > 0 && !c.has_indexer; },
+       {{model_case([](Case& c) { c.has_indexer = false; }),
+         {{"index_q_fp8", "rope part", MC::kWrittenWhenDisabled},
+          {"index_q_fp8", "pass-through part", MC::kWrittenWhenDisabled},
+          {"index_weights_out", "weights", MC::kWrittenWhenDisabled}},
+         {}},
+        {model_case([](Case& c) {
+           c.has_indexer = false;
+           c.rope_dim = c.index_dim;  // no pass-through part
+           c.weights_out_dtype = FloatType::kBf16;
+           apply_layout_mix(LayoutMix::kPadded, c);
+         }),
+         {{"index_q_fp8", "rope part", MC::kWrittenWhenDisabled},
+          {"index_weights_out", "weights", MC::kWrittenWhenDisabled}},
+         {}}},
+       {model_case([](Case&) {}),
+        model_case([](Case& c) {
+          c.has_indexer = false;
+          c.num_tokens = 0;
+        })}});
+
+  // Heads from 2 * NI on never launched: unwritten, as a whole head; with no
+  // indexer every head.
+  all.push_back(
+      {PlantedCpuBug::kMqaGridSizedByNi,
+       [](const Case& c) {
+         return c.num_tokens > 0 && c.mqa_heads > 2 * (c.has_indexer ? c.indexer_heads : 0);
+       },
+       {{model_case([](Case& c) { c.mqa_heads = 5; }), whole_head, {}},
+        {model_case([](Case& c) {
+           c.has_indexer = false;
+           c.query_path = QueryPath::kFp8Packed;
+         }),
+         whole_head, {}},
+        {model_case([](Case& c) {
+           c.mqa_heads = 16;
+           c.indexer_heads = 4;
+           c.query_path = QueryPath::kBf16Separate;
+           apply_layout_mix(LayoutMix::kProduction, c);
+         }),
+         {{"query_out", "rope", MC::kUnwritten}}, {}}},
+       {model_case([](Case&) {}),  // H = 3 <= 2 * NI = 4
+        model_case([](Case& c) {
+          c.mqa_heads = 8;
+          c.indexer_heads = 4;
+        })}});
 }
 
 std::vector<BugCases> bug_cases() {
@@ -195,6 +648,9 @@ std::vector<BugCases> bug_cases() {
           c.indexer_heads = 1;
         }),
         model_case([](Case& c) { c.weights_column_stride = 1; })}});
+  add_rope_and_scale_bugs(all);
+  add_conversion_and_weights_bugs(all);
+  add_coverage_bugs(all);
   return all;
 }
 

@@ -137,6 +137,11 @@ std::vector<NamedCase> covering_grid() {
     c.profile = "vllm-triton";
     c.values = ValueRecipe::kMixed;
   });
+  // A head_scale argument that is not NI^-0.5 (a TP shard passes the
+  // scale of all indexer heads): add() would reset the scales.
+  Case head_scale = small_case();
+  head_scale.head_scale_bits = default_head_scale_bits(64);
+  grid.push_back({"head-scale-argument", head_scale});
   return grid;
 }
 

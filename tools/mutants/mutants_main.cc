@@ -1,14 +1,16 @@
 // qcheck-mutants [--backends NAME,...] [--seeds 1,2,3] [--max-executions N]
 //                [--max-seconds S] [--case-size tiny|usual|default]
-//                [--minimize-seconds S] [--no-baseline] [--token-limit-case]
+//                [--minimize-seconds S] [--minimize-seeds N] [--no-baseline] [--token-limit-case]
 //                [--clean NAME,...] [--clean-executions N] [--out DIR]
 //
 // The fuzzers' power, measured: every planted bug that runs here (a backend
-// marked planted_bug whose failure does not end the process, and every
-// harmless twin; or the --backends named) is fuzzed from an empty corpus
+// marked planted_bug whose failure does not end the process, every harmless
+// twin, and the CUDA catalogue's plugins where the GPU and the libraries
+// are: cuda-blocked+bug=NAME; or the --backends named) is fuzzed from an empty corpus
 // with each seed by the in-process loop of fuzz/targets/bin_fuzz.h until its
 // first finding, within the budgets (default 100000 executions, 60 s per
-// seed). The finding is minimized (--minimize-seconds, default 10; 0: not)
+// seed). The finding is minimized (--minimize-seconds, default 10; 0: not;
+// --minimize-seeds N: only the first N seeds' findings)
 // and the bug run through the fixed-grid baseline (fuzz/baseline.h: the test
 // that ships with vLLM's kernel). The correct kernels (--clean, default
 // cpu-model and, with a GPU, cuda-blocked) run --clean-executions (default
@@ -61,6 +63,7 @@ struct Settings {
   std::vector<std::string> backends, clean;
   std::vector<uint64_t> seeds = {1, 2, 3};
   double max_executions = 100000, max_seconds = 60, clean_executions = 20000, minimize_seconds = 10;
+  double minimize_seeds = 1e9;
   std::string case_size = "tiny", out;
   bool baseline = true, token_limit_case = false;
 };
@@ -87,7 +90,8 @@ MutantResult measure(const qcheck::Backend& b, Kind kind, const Settings& s) {
     o.max_seconds = s.max_seconds;
     o.budget = *qcheck::fuzzing::case_size_budget(s.case_size.c_str());
     run.fuzz = qcheck::fuzzing::fuzz_until_finding(b, o);
-    if (run.fuzz.found && s.minimize_seconds > 0 && run.fuzz.verdict.outcome.is_ok()) {
+    const bool minimize_this = static_cast<double>(m.runs.size()) < s.minimize_seeds;
+    if (run.fuzz.found && s.minimize_seconds > 0 && minimize_this && run.fuzz.verdict.outcome.is_ok()) {
       const qcheck::Evaluate evaluate = qcheck::evaluate_in_process(b, {});
       const qcheck::Observation target = evaluate(run.fuzz.finding);
       if (target.exit_code != 0) {
@@ -126,7 +130,8 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     const bool takes_value = arg == "--backends" || arg == "--seeds" || arg == "--max-executions" ||
                              arg == "--max-seconds" || arg == "--case-size" || arg == "--minimize-seconds" ||
-                             arg == "--clean" || arg == "--clean-executions" || arg == "--out";
+                             arg == "--clean" || arg == "--clean-executions" || arg == "--out" ||
+                             arg == "--minimize-seeds";
     if (arg == "--no-baseline") {
       s.baseline = false;
       continue;
@@ -158,6 +163,7 @@ int main(int argc, char** argv) {
                      : arg == "--max-seconds"      ? &s.max_seconds
                      : arg == "--clean-executions" ? &s.clean_executions
                      : arg == "--minimize-seconds" ? &s.minimize_seconds
+                     : arg == "--minimize-seeds"   ? &s.minimize_seeds
                                                    : nullptr;
     if (target != nullptr && !number(v, 0, 1e12, target)) return refuse(arg + " must be a number >= 0, not " + v);
   }
@@ -166,6 +172,12 @@ int main(int argc, char** argv) {
     for (const qcheck::Backend& b : qcheck::backends()) {
       if ((!b.planted_bug && !b.harmless_twin) || b.ends_process || !b.domain(qcheck::Case{}).empty()) continue;
       chosen.push_back({&b, b.harmless_twin ? Kind::kTwin : Kind::kBug});
+    }
+    for (const std::string& name : qcheck::planted_cuda_bug_backends()) {
+      std::string why;
+      const qcheck::Backend* b = qcheck::find_backend(name, &why);
+      if (b == nullptr) return refuse(why);
+      if (b->domain(qcheck::Case{}).empty()) chosen.push_back({b, Kind::kBug});
     }
   } else {
     for (const std::string& name : s.backends) {
