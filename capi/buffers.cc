@@ -216,9 +216,7 @@ qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* o
       if (run_graph != nullptr) {
         qcheck::TensorSet graph;
         if ((s = set_from(c->c, run_graph, buffer_count, &graph, why)) != QCHECK_OK) return s;
-        v->verdict.graph = true;
-        v->verdict.report.merge(qcheck::compare_identical(c->c, got_a, graph,
-                                                          qcheck::MismatchClass::kGraphReplayDiffers, 'G', listed));
+        qcheck::add_graph_replay(c->c, got_a, graph, &v->verdict);
       }
     }
     why.clear();

@@ -79,9 +79,6 @@ qcheck_status qcheck_plugin_launch(const qcheck_loaded_plugin* p, const qcheck_c
   return guarded(message, message_size, [&](std::string& why) {
     if (null_plugin_or_case(p, c, why) != QCHECK_OK) return QCHECK_INVALID_INPUT;
     if (valid_case_and_buffers(c, allocations, allocation_count, why) != QCHECK_OK) return QCHECK_INVALID_INPUT;
-    const qcheck::LoadedPlugin& plugin = loaded(p);
-    why = qcheck::outside_plugin_domain(plugin, c->c);
-    if (!why.empty()) return QCHECK_INVALID_INPUT;
     const qcheck::TensorPlan plan = qcheck::plan_tensors(c->c);
     std::vector<uint8_t*> payloads;
     for (size_t i = 0; i < allocation_count; ++i) {
@@ -91,15 +88,9 @@ qcheck_status qcheck_plugin_launch(const qcheck_loaded_plugin* p, const qcheck_c
       }
       payloads.push_back(allocations[i] + qcheck::GuardedBuffer::kSentinelBytes);
     }
-    const qcheck::FusedQArgs args = qcheck::make_fused_q_args(c->c, plan, payloads);
-    why = qcheck::validate_fused_q_args(args);
-    if (!why.empty()) return QCHECK_INVALID_INPUT;
-    why = qcheck::launch_plugin(plugin, args, plugin.on_host ? nullptr : stream);
-    if (!why.empty()) {
-      why = "plugin " + plugin.name + " launch: " + why;
-      return QCHECK_RUNTIME_ERROR;
-    }
-    return QCHECK_OK;
+    const qcheck::Outcome o = qcheck::run_plugin(loaded(p), c->c, qcheck::make_fused_q_args(c->c, plan, payloads), stream);
+    why = o.reason;
+    return o.is_ok() ? QCHECK_OK : o.kind == qcheck::OutcomeKind::kInvalidInput ? QCHECK_INVALID_INPUT : QCHECK_RUNTIME_ERROR;
   });
 }
 

@@ -184,13 +184,19 @@ std::string plugin_dir() {
   return dir != nullptr && dir[0] != '\0' ? dir : QCHECK_DEFAULT_PLUGIN_DIR;
 }
 
+// The CUDA catalogue's names: backend "PREFIX" + NAME is the plugin
+// library "FILE" + NAME + ".so" (capi/plugins/CMakeLists.txt names them).
+struct MutantNaming {
+  std::string backend, file;
+};
+const MutantNaming kMutantNamings[] = {{"cuda-blocked+bug=", "libqcheck_mutant_blocked_"},
+                                       {"cuda-legacy+bug=", "libqcheck_mutant_legacy_"}};
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
 std::string mutant_library(const std::string& name) {
-  const std::string blocked = "cuda-blocked+bug=", legacy = "cuda-legacy+bug=";
-  for (const std::string& prefix : {blocked, legacy}) {
-    if (name.compare(0, prefix.size(), prefix) == 0) {
-      return plugin_dir() + "/libqcheck_mutant_" + (prefix == blocked ? "blocked_" : "legacy_") +
-             name.substr(prefix.size()) + ".so";
-    }
+  for (const MutantNaming& n : kMutantNamings) {
+    if (starts_with(name, n.backend)) return plugin_dir() + "/" + n.file + name.substr(n.backend.size()) + ".so";
   }
   return "";
 }
@@ -238,7 +244,7 @@ const Backend* find_backend(const std::string& name, std::string* error) {
     }
     return b;
   }
-  if (name.compare(0, prefix.size(), prefix) == 0) {
+  if (starts_with(name, prefix)) {
     return plugin_backend_named(name, name.substr(prefix.size()), false, error);
   }
   if (error != nullptr) {
@@ -252,11 +258,11 @@ std::vector<std::string> planted_cuda_bug_backends() {
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(plugin_dir(), error)) {
     const std::string file = entry.path().filename().string();
-    const std::string blocked = "libqcheck_mutant_blocked_", legacy = "libqcheck_mutant_legacy_";
     if (file.size() < 4 || file.compare(file.size() - 3, 3, ".so") != 0) continue;
     const std::string stem = file.substr(0, file.size() - 3);
-    if (stem.compare(0, blocked.size(), blocked) == 0) names.push_back("cuda-blocked+bug=" + stem.substr(blocked.size()));
-    if (stem.compare(0, legacy.size(), legacy) == 0) names.push_back("cuda-legacy+bug=" + stem.substr(legacy.size()));
+    for (const MutantNaming& n : kMutantNamings) {
+      if (starts_with(stem, n.file)) names.push_back(n.backend + stem.substr(n.file.size()));
+    }
   }
   std::sort(names.begin(), names.end());
   return names;

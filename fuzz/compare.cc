@@ -130,6 +130,45 @@ std::vector<std::pair<int64_t, int64_t>> element_byte_ranges(const TensorGeometr
   return ranges;
 }
 
+// For each payload byte of buffer `index`: does some element of a tensor in
+// it cover the byte? The rest (with the sentinels) are guard bytes.
+std::vector<bool> covered_payload(const TensorPlan& plan, const GuardedBuffer& buffer, int index) {
+  std::vector<bool> covered(buffer.payload_bytes(), false);
+  for (const TensorGeometry& g : plan.tensors) {
+    if (g.buffer != index) continue;
+    for (const auto& [first, end] : element_byte_ranges(g)) {
+      std::fill(covered.begin() + first, covered.begin() + end, true);
+    }
+  }
+  return covered;
+}
+
+// Every guard byte (sentinel, or payload no element covers) of buffer
+// `index` where `got` differs from `expected`, as a mismatch of run `run`:
+// of class `as`, or by default sentinel- or padding-overwritten.
+void add_guard_mismatches(const TensorSet& expected, const GuardedBuffer& got, int index,
+                          const std::vector<bool>& covered, char run, const MismatchClass* as, Report* report) {
+  const GuardedBuffer& e = expected.buffers[index];
+  for (size_t offset = 0; offset < e.size(); ++offset) {
+    const bool sentinel = e.in_sentinel(offset);
+    if (!sentinel && covered[offset - GuardedBuffer::kSentinelBytes]) continue;
+    if (got.data()[offset] == e.data()[offset]) continue;
+    Mismatch m;
+    const char* part = !sentinel                                ? "padding"
+                       : offset < GuardedBuffer::kSentinelBytes ? "sentinel before"
+                                                                : "sentinel after";
+    const MismatchClass kind = as != nullptr ? *as
+                               : sentinel    ? MismatchClass::kSentinelOverwritten
+                                             : MismatchClass::kPaddingOverwritten;
+    m.signature = Signature{expected.plan.buffers[index].name, part, kind};
+    m.run = run;
+    m.byte_offset = static_cast<int64_t>(offset);
+    m.expected_bits = e.data()[offset];
+    m.got_bits = got.data()[offset];
+    report->add(m);
+  }
+}
+
 class Comparer {
  public:
   Comparer(const Case& c, const TensorSet& expected, const TensorSet& a, const TensorSet& b,
@@ -184,14 +223,7 @@ void Comparer::compare_buffer(int index) {
                      : std::memcmp(e.data(), b_.buffers[index].data(), e.size()) == 0)) {
     return;
   }
-  std::vector<bool> covered(e.payload_bytes(), false);
-  for (const TensorGeometry& g : e_.plan.tensors) {
-    if (g.buffer != index) continue;
-    for (const auto& [first, end] : element_byte_ranges(g)) {
-      std::fill(covered.begin() + first, covered.begin() + end, true);
-    }
-  }
-  guard_bytes(index, covered);
+  guard_bytes(index, covered_payload(e_.plan, e, index));
   const bool output_buffer = e_.plan.buffers[index].is_output;
   for (const TensorGeometry& g : e_.plan.tensors) {
     if (g.buffer != index) continue;
@@ -234,27 +266,9 @@ bool Comparer::run_b_kept_poison(int index) const {
 }
 
 void Comparer::guard_bytes(int index, const std::vector<bool>& covered) {
-  const GuardedBuffer& e = e_.buffers[index];
   const GuardedBuffer* runs[2] = {&a_.buffers[index], &b_.buffers[index]};
   for (int r = 0; r < (&a_ == &b_ ? 1 : 2); ++r) {
-    for (size_t offset = 0; offset < e.size(); ++offset) {
-      const bool sentinel = e.in_sentinel(offset);
-      if (!sentinel && covered[offset - GuardedBuffer::kSentinelBytes]) continue;
-      const uint8_t got = runs[r]->data()[offset];
-      if (got == e.data()[offset]) continue;
-      Mismatch m;
-      const char* part = !sentinel                                ? "padding"
-                         : offset < GuardedBuffer::kSentinelBytes ? "sentinel before"
-                                                                  : "sentinel after";
-      m.signature = Signature{
-          e_.plan.buffers[index].name, part,
-          sentinel ? MismatchClass::kSentinelOverwritten : MismatchClass::kPaddingOverwritten};
-      m.run = r == 0 ? 'A' : 'B';
-      m.byte_offset = static_cast<int64_t>(offset);
-      m.expected_bits = e.data()[offset];
-      m.got_bits = got;
-      report_.add(m);
-    }
+    add_guard_mismatches(e_, *runs[r], index, covered, r == 0 ? 'A' : 'B', nullptr, &report_);
   }
 }
 
@@ -358,27 +372,8 @@ Report compare_identical(const Case& c, const TensorSet& first, const TensorSet&
     const GuardedBuffer& s = second.buffers[index];
     report.bytes_compared += f.size();
     if (std::memcmp(f.data(), s.data(), f.size()) == 0) continue;
-    std::vector<bool> covered(f.payload_bytes(), false);
-    for (const TensorGeometry& g : first.plan.tensors) {
-      if (g.buffer != static_cast<int>(index)) continue;
-      for (const auto& [begin, end] : element_byte_ranges(g)) {
-        std::fill(covered.begin() + begin, covered.begin() + end, true);
-      }
-    }
-    for (size_t offset = 0; offset < f.size(); ++offset) {
-      const bool sentinel = f.in_sentinel(offset);
-      if ((!sentinel && covered[offset - GuardedBuffer::kSentinelBytes]) || f.data()[offset] == s.data()[offset]) {
-        continue;
-      }
-      Mismatch m;
-      const char* part = !sentinel ? "padding" : offset < GuardedBuffer::kSentinelBytes ? "sentinel before" : "sentinel after";
-      m.signature = Signature{first.plan.buffers[index].name, part, as};
-      m.run = run;
-      m.byte_offset = static_cast<int64_t>(offset);
-      m.expected_bits = f.data()[offset];
-      m.got_bits = s.data()[offset];
-      report.add(m);
-    }
+    const int i = static_cast<int>(index);
+    add_guard_mismatches(first, s, i, covered_payload(first.plan, f, i), run, &as, &report);
     const bool output_buffer = first.plan.buffers[index].is_output;
     for (const TensorGeometry& g : first.plan.tensors) {
       // The aliased ql_nope is query_out's front: its elements are checked there.

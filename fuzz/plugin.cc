@@ -128,10 +128,15 @@ const char* dtype_name(int v) { return name_of(static_cast<FloatType>(v)); }
 const char* indexer_name(int v) { return v == 0 ? "without the indexer" : "with the indexer"; }
 const char* alias_name(int v) { return v == 0 ? "ql_nope apart" : "ql_nope aliased"; }
 
+// Every layout of a case (what contiguous_only constrains, with the weights' column stride).
+constexpr Layout Case::*kLayouts[] = {&Case::q_pe_layout,          &Case::ql_nope_layout,   &Case::index_q_layout,
+                                      &Case::weights_layout,       &Case::mqa_cache_layout, &Case::indexer_cache_layout,
+                                      &Case::query_out_layout,     &Case::index_q_fp8_layout,
+                                      &Case::weights_out_layout};
+
 bool all_contiguous(const Case& c) {
-  for (Layout l : {c.q_pe_layout, c.ql_nope_layout, c.index_q_layout, c.weights_layout, c.mqa_cache_layout,
-                   c.indexer_cache_layout, c.query_out_layout, c.index_q_fp8_layout, c.weights_out_layout}) {
-    if (l != Layout::kContiguous) return false;
+  for (Layout Case::*l : kLayouts) {
+    if (c.*l != Layout::kContiguous) return false;
   }
   return c.weights_column_stride == 1;
 }
@@ -208,6 +213,9 @@ qcheck_plugin_args shape_only_args(const Case& c) {
   a.query_out.data = a.index_q_fp8.data = a.index_weights_out.data = nullptr;
   return a;
 }
+
+// How reports name a plugin's launch.
+std::string plugin_launch_name(const LoadedPlugin& plugin) { return "plugin " + plugin.name + " launch"; }
 
 qcheck_plugin_input input_of(const InputView& v) { return {v.data, v.token_stride, v.head_stride}; }
 qcheck_plugin_output output_of(const OutputView& v) { return {v.data, v.token_stride, v.head_stride}; }
@@ -289,10 +297,7 @@ void fit_to_plugin_domain(const qcheck_plugin_domain& d, Case& c) {
     c.alias = c.alias == AliasMode::kExactFront ? AliasMode::kNone : AliasMode::kExactFront;
   }
   if (d.contiguous_only != 0) {
-    for (Layout* l : {&c.q_pe_layout, &c.ql_nope_layout, &c.index_q_layout, &c.weights_layout, &c.mqa_cache_layout,
-                      &c.indexer_cache_layout, &c.query_out_layout, &c.index_q_fp8_layout, &c.weights_out_layout}) {
-      *l = Layout::kContiguous;
-    }
+    for (Layout Case::*l : kLayouts) c.*l = Layout::kContiguous;
     c.weights_column_stride = 1;
   }
   if (!in_list(d.index_dims, c.index_dim)) c.index_dim = nearest_in_list(d.index_dims, c.index_dim);
@@ -332,6 +337,15 @@ std::string launch_plugin(const LoadedPlugin& plugin, const FusedQArgs& args, vo
   return message[0] != 0 ? std::string(message) : "launch returned " + std::to_string(status) + " with no message";
 }
 
+Outcome run_plugin(const LoadedPlugin& plugin, const Case& c, const FusedQArgs& args, void* stream) {
+  const std::string outside = outside_plugin_domain(plugin, c);
+  if (!outside.empty()) return Outcome::invalid_input(outside);
+  const std::string invalid = validate_fused_q_args(args);
+  if (!invalid.empty()) return Outcome::invalid_input(invalid);
+  const std::string error = launch_plugin(plugin, args, plugin.on_host ? nullptr : stream);
+  return error.empty() ? Outcome::ok() : Outcome::runtime_error(plugin_launch_name(plugin) + ": " + error);
+}
+
 Backend plugin_backend(const LoadedPlugin& plugin) {
   Backend b;
   b.name = "plugin:" + plugin.path;
@@ -339,17 +353,11 @@ Backend plugin_backend(const LoadedPlugin& plugin) {
                   plugin.profile + ")";
   b.fixed_profile = plugin.profile;
   const LoadedPlugin* p = &plugin;
-  const std::string what = "plugin " + plugin.name + " launch";
+  const std::string what = plugin_launch_name(plugin);
   if (plugin.on_host) {
     b.domain = [](const Case&) { return std::string(); };
-    b.run = [p, what](const Case& c, const Profile&, TensorSet& tensors) {
-      const std::string outside = outside_plugin_domain(*p, c);
-      if (!outside.empty()) return Outcome::invalid_input(outside);
-      const FusedQArgs args = make_fused_q_args(c, tensors);
-      const std::string invalid = validate_fused_q_args(args);
-      if (!invalid.empty()) return Outcome::invalid_input(invalid);
-      const std::string error = launch_plugin(*p, args, nullptr);
-      return error.empty() ? Outcome::ok() : Outcome::runtime_error(what + ": " + error);
+    b.run = [p](const Case& c, const Profile&, TensorSet& tensors) {
+      return run_plugin(*p, c, make_fused_q_args(c, tensors), nullptr);
     };
   } else {
     b.domain = [](const Case&) { return cuda_device_problem(); };

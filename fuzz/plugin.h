@@ -47,6 +47,13 @@ qcheck_plugin_args plugin_args(const FusedQArgs& args);
 // empty then).
 std::string launch_plugin(const LoadedPlugin& plugin, const FusedQArgs& args, void* stream);
 
+// A launch whose pointers the caller made (host memory, or device memory the
+// caller holds, as the C API's Python door does): the case inside the
+// domain, the args valid, then the plugin's launch on `stream` (NULL for host memory);
+// its failure a runtime error "plugin NAME launch: ...". Does not
+// synchronize.
+Outcome run_plugin(const LoadedPlugin& plugin, const Case& c, const FusedQArgs& args, void* stream);
+
 // The backend "plugin:PATH" over a loaded plugin.
 Backend plugin_backend(const LoadedPlugin& plugin);
 

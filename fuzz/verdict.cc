@@ -50,6 +50,12 @@ void take_judgement(Judgement&& j, Verdict* v) {
   v->explanation = std::move(j.explanation);
 }
 
+void add_graph_replay(const Case& c, const TensorSet& run_a, const TensorSet& replayed, Verdict* v) {
+  v->graph = true;
+  v->report.merge(
+      compare_identical(c, run_a, replayed, MismatchClass::kGraphReplayDiffers, 'G', v->report.max_listed));
+}
+
 std::string verdict_profile(const Case& c, const Backend& backend, const VerdictOptions& options) {
   return !options.profile.empty()         ? options.profile
          : !backend.fixed_profile.empty() ? backend.fixed_profile
@@ -132,9 +138,7 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
     return v;
   }
   take_judgement(std::move(judgement), &v);
-  if (options.graph) {
-    v.report.merge(compare_identical(c, got_a, got_graph, MismatchClass::kGraphReplayDiffers, 'G', options.max_listed));
-  }
+  if (options.graph) add_graph_replay(c, got_a, got_graph, &v);
   return v;
 }
 

@@ -59,6 +59,11 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
 struct Judgement;
 void take_judgement(Judgement&& judgement, Verdict* verdict);
 
+// Adds the graph check to a judged verdict: every byte where `replayed`
+// (the launch replayed from a CUDA graph, on poison A) differs from run A is
+// a graph-replay-differs mismatch of run 'G'.
+void add_graph_replay(const Case& c, const TensorSet& run_a, const TensorSet& replayed, Verdict* verdict);
+
 // The profile a verdict judges under: the options' when given, else the
 // backend's fixed profile, else the case's.
 std::string verdict_profile(const Case& c, const Backend& backend, const VerdictOptions& options);

@@ -7,27 +7,13 @@
 #include "fuzz/targets/semantic_bins.h"
 
 namespace qcheck::fuzzing {
-namespace {
-
-// The backend seen through the input bins: on run A the bins are computed
-// from the very tensors the backend gets (as the fused_q target does).
-Backend observing(const Backend& inner) {
-  Backend b = inner;
-  b.run = [run = inner.run](const Case& c, const Profile& profile, TensorSet& tensors) {
-    if (tensors.poison == Poison::kA) mark_input_bins(c, tensors, profile);
-    return run(c, profile, tensors);
-  };
-  return b;
-}
-
-}  // namespace
 
 BinFuzzResult fuzz_until_finding(const Backend& backend, const BinFuzzOptions& o) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   Xoshiro256 rng(mix_keys({0x62696E66757A7Aull /* "binfuzz" */, o.seed}));
-  const Backend observed = observing(backend);
+  const Backend observed = observing_input_bins(backend);
   std::vector<Case> pool;
   std::vector<uint8_t> reached(static_cast<size_t>(bin_count()), 0);
   BinFuzzResult r;

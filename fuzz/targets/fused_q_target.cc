@@ -44,24 +44,7 @@ fz::FusedQOptions g_options;
 fz::SizeBudget g_budget = fz::kDefaultBudget;
 bool g_initialized = false;
 qcheck::PhaseTimes g_times;  // filled only with --phase-times
-qcheck::Backend g_observed;  // the chosen backend, seen through observe_inputs
-
-// The backend under test wrapped so that, on the verdict's first run (poison
-// A), the input bins are computed from the very tensors the backend gets:
-// the inputs are generated once per case, not once more for the bins.
-qcheck::Backend observe_inputs(const qcheck::Backend& inner, bool input_bins) {
-  qcheck::Backend b = inner;
-  if (!input_bins) return b;
-  b.run = [run = inner.run](const Case& c, const qcheck::Profile& profile, qcheck::TensorSet& tensors) {
-    if (tensors.poison == qcheck::Poison::kA) {
-      // Timed as bins, not as the backend run it happens in.
-      const qcheck::PhaseTimer timer(g_options.verdict.times, qcheck::Phase::kBins, qcheck::Phase::kBackendA);
-      fz::mark_input_bins(c, tensors, profile);
-    }
-    return run(c, profile, tensors);
-  };
-  return b;
-}
+qcheck::Backend g_observed;  // the chosen backend, seen through observing_input_bins
 
 void initialize(int argc, char** argv) {
   if (g_initialized) return;
@@ -77,7 +60,6 @@ void initialize(int argc, char** argv) {
                  why.c_str());
     std::exit(3);
   }
-  g_observed = observe_inputs(*g_options.backend, g_options.input_bins);
   g_budget = *fz::case_size_budget(g_options.case_size);
   g_budget.usual.bytes = std::min(g_budget.usual.bytes, g_options.max_case_bytes);
   g_budget.large.bytes = std::min(g_budget.large.bytes, g_options.max_case_bytes);
@@ -87,6 +69,8 @@ void initialize(int argc, char** argv) {
     g_options.verdict.times = &g_times;
     std::atexit([] { std::fputs(g_times.text().c_str(), stderr); });
   }
+  g_observed = g_options.input_bins ? fz::observing_input_bins(*g_options.backend, g_options.verdict.times)
+                                    : *g_options.backend;
 }
 
 std::string replay_command(const qcheck::VerdictOptions& v) {

@@ -164,4 +164,16 @@ void mark_input_bins(const Case& c, const TensorSet& inputs, const Profile& prof
   mark_scale_bins(c, inputs, profile);
 }
 
+Backend observing_input_bins(const Backend& inner, PhaseTimes* times) {
+  Backend b = inner;
+  b.run = [run = inner.run, times](const Case& c, const Profile& profile, TensorSet& tensors) {
+    if (tensors.poison == Poison::kA) {
+      const PhaseTimer timer(times, Phase::kBins, Phase::kBackendA);
+      mark_input_bins(c, tensors, profile);
+    }
+    return run(c, profile, tensors);
+  };
+  return b;
+}
+
 }  // namespace qcheck::fuzzing

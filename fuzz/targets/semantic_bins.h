@@ -16,6 +16,7 @@
 #include <string>
 
 #include "fuzz/case.h"
+#include "fuzz/phase_times.h"
 #include "fuzz/tensors.h"
 #include "fuzz/verdict.h"
 #include "reference/profile.h"
@@ -31,6 +32,12 @@ void mark_case_bins(const Case& c);
 // every indexer row (RoPE'd with the profile's contraction), including rows
 // inside the log2f band of SEMANTICS.md (A).
 void mark_input_bins(const Case& c, const TensorSet& inputs, const Profile& profile);
+
+// `inner` wrapped so that, on the verdict's first run (poison A), the input
+// bins are marked from the very tensors the backend gets: the inputs are
+// generated once per case, not once more for the bins. With `times`, that
+// work is timed as bins, not as the backend run it happens in.
+Backend observing_input_bins(const Backend& inner, PhaseTimes* times = nullptr);
 
 // The verdict class: pass, invalid input, runtime error, or the mismatch
 // classes present in the report.
