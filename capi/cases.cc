@@ -16,7 +16,7 @@ namespace {
 
 const qcheck::fuzzing::SizeBudget* budget_of(const char* size, std::string& why) {
   const qcheck::fuzzing::SizeBudget* b = qcheck::fuzzing::case_size_budget(size == nullptr ? "default" : size);
-  if (b == nullptr) why = std::string("size = \"") + size + "\" must be tiny, usual or default";
+  if (b == nullptr) why = std::string("size = \"") + size + "\" must be tiny, usual, default or limit";
   return b;
 }
 
@@ -72,6 +72,23 @@ qcheck_status qcheck_case_mutate(const qcheck_case* c, uint64_t seed, const char
     Case mutated = c->c;
     qcheck::fuzzing::mutate_case(mutated, rng, *budget);
     *out = new qcheck_case{mutated};
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_case_limit(uint64_t seed, int64_t execution, int64_t index, const char* size, qcheck_case** out,
+                                char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    const qcheck::fuzzing::SizeBudget* budget = budget_of(size, why);
+    if (budget == nullptr) return QCHECK_INVALID_INPUT;
+    if (out == nullptr || execution < 0 || index < 0) {
+      why = "out is NULL, or execution or index is negative";
+      return QCHECK_INVALID_INPUT;
+    }
+    *out = nullptr;
+    if (!budget->limit_cases || !qcheck::fuzzing::limit_case_due(execution)) return QCHECK_OK;
+    qcheck::Xoshiro256 rng = generator(0x6C696D6974ull /* "limit" */, seed);
+    *out = new qcheck_case{qcheck::fuzzing::limit_case(rng, index)};
     return QCHECK_OK;
   });
 }

@@ -47,9 +47,16 @@ typedef struct qcheck_case qcheck_case; /* opaque; free with qcheck_case_free */
 qcheck_status qcheck_case_decode(const uint8_t* bytes, size_t size, qcheck_case** out, char* message,
                                  size_t message_size);
 /* A valid case from the structure-aware mutator's generator; size is "tiny",
- * "usual" or "default" (the fuzz target's --case-size). */
+ * "usual", "default" or "limit" (the fuzz target's --case-size). */
 qcheck_status qcheck_case_from_seed(uint64_t seed, const char* size, qcheck_case** out, char* message,
                                     size_t message_size);
+/* Under size "limit": when execution number `execution` (0-based) of a fuzz
+ * loop is due for a case at the hardware's limits (T past 65535, a view past
+ * 2^32 elements, a real model at production T), that case in *out, the
+ * loop's limit case number `index`; else (and under any other size) *out is
+ * NULL. A limit case holds up to about 4.5 GB of tensors. */
+qcheck_status qcheck_case_limit(uint64_t seed, int64_t execution, int64_t index, const char* size, qcheck_case** out,
+                                char* message, size_t message_size);
 /* A copy of `c` changed by the mutator (one to three fields), still valid. */
 qcheck_status qcheck_case_mutate(const qcheck_case* c, uint64_t seed, const char* size, qcheck_case** out,
                                  char* message, size_t message_size);

@@ -14,6 +14,7 @@
 //                               shared library (capi/qcheck_plugin.h, fuzz/plugin.h)
 //   cuda-blocked+bug=NAME       a bug of the CUDA catalogue (kernels/planted.cuh): the
 //   cuda-legacy+bug=NAME        kernels compiled with it, loaded as a plugin
+//   cuda-blocked+twin=NAME      a harmless twin of that catalogue (must not be reported)
 //
 // The CUDA backends are listed in every build; without CUDA (or without a
 // device) their domain says why they cannot run.
@@ -70,8 +71,9 @@ const std::vector<Backend>& backends();
 const Backend* find_backend(const std::string& name, std::string* error = nullptr);
 
 // The CUDA planted-bug catalogue built here (kernels/planted.cuh): the names
-// "cuda-blocked+bug=NAME" / "cuda-legacy+bug=NAME" of the plugin libraries in
-// QCHECK_PLUGIN_DIR (default: the build tree's capi/plugins).
+// "cuda-blocked+bug=NAME" / "cuda-legacy+bug=NAME" (and its harmless twins,
+// "cuda-blocked+twin=NAME") of the plugin libraries in QCHECK_PLUGIN_DIR
+// (default: the build tree's capi/plugins).
 std::vector<std::string> planted_cuda_bug_backends();
 
 // "a, b, c": every backend name, for messages.

@@ -185,25 +185,28 @@ std::string plugin_dir() {
 }
 
 // The CUDA catalogue's names: backend "PREFIX" + NAME is the plugin
-// library "FILE" + NAME + ".so" (capi/plugins/CMakeLists.txt names them).
+// library "FILE" + NAME + ".so" (capi/plugins/CMakeLists.txt names them);
+// a twin is a change that must not be reported.
 struct MutantNaming {
   std::string backend, file;
+  bool twin;
 };
-const MutantNaming kMutantNamings[] = {{"cuda-blocked+bug=", "libqcheck_mutant_blocked_"},
-                                       {"cuda-legacy+bug=", "libqcheck_mutant_legacy_"}};
+const MutantNaming kMutantNamings[] = {{"cuda-blocked+bug=", "libqcheck_mutant_blocked_", false},
+                                       {"cuda-legacy+bug=", "libqcheck_mutant_legacy_", false},
+                                       {"cuda-blocked+twin=", "libqcheck_twin_blocked_", true}};
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
-std::string mutant_library(const std::string& name) {
+const MutantNaming* mutant_naming(const std::string& name) {
   for (const MutantNaming& n : kMutantNamings) {
-    if (starts_with(name, n.backend)) return plugin_dir() + "/" + n.file + name.substr(n.backend.size()) + ".so";
+    if (starts_with(name, n.backend)) return &n;
   }
-  return "";
+  return nullptr;
 }
 
 // The backend `name` over the plugin at `path`, made on first use and kept
 // for the process; nullptr and *error when the plugin does not load.
-const Backend* plugin_backend_named(const std::string& name, const std::string& path, bool planted,
+const Backend* plugin_backend_named(const std::string& name, const std::string& path, const MutantNaming* planted,
                                     std::string* error) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<Backend>> made;
@@ -218,10 +221,11 @@ const Backend* plugin_backend_named(const std::string& name, const std::string& 
       return nullptr;
     }
     backend = std::make_unique<Backend>(plugin_backend(*plugin));
-    if (planted) {
-      // A planted bug of the CUDA catalogue, under its backend name.
+    if (planted != nullptr) {
+      // A planted bug (or twin) of the CUDA catalogue, under its backend name.
       backend->name = name;
-      backend->planted_bug = true;
+      backend->planted_bug = !planted->twin;
+      backend->harmless_twin = planted->twin;
       backend->description = "CUDA " + plugin->name + " (kernels/planted.cuh)";
     }
   }
@@ -235,9 +239,9 @@ const Backend* find_backend(const std::string& name, std::string* error) {
     if (b.name == name) return &b;
   }
   const std::string prefix = "plugin:";
-  const std::string mutant = mutant_library(name);
-  if (!mutant.empty()) {
-    const Backend* b = plugin_backend_named(name, mutant, true, error);
+  if (const MutantNaming* n = mutant_naming(name)) {
+    const std::string library = plugin_dir() + "/" + n->file + name.substr(n->backend.size()) + ".so";
+    const Backend* b = plugin_backend_named(name, library, n, error);
     if (b == nullptr && error != nullptr) {
       *error = "planted bug " + name + ": " + *error +
                " (build with -DQCHECK_MUTANT_KERNELS=ON; QCHECK_PLUGIN_DIR names the folder of the libraries)";
@@ -245,7 +249,7 @@ const Backend* find_backend(const std::string& name, std::string* error) {
     return b;
   }
   if (starts_with(name, prefix)) {
-    return plugin_backend_named(name, name.substr(prefix.size()), false, error);
+    return plugin_backend_named(name, name.substr(prefix.size()), nullptr, error);
   }
   if (error != nullptr) {
     *error = "unknown backend " + name + " (known: " + backend_names() + ", plugin:PATH, cuda-blocked+bug=NAME)";

@@ -230,7 +230,8 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
 #pragma unroll
     for (int rr = 0; rr < ROWS; ++rr) {
 #pragma unroll
-      for (int offset = G / 2; offset > 0; offset /= 2) {
+      for (int offset = planted::is(planted::kModelShapeHalfAmax) && Layout::kModelShape ? G / 4 : G / 2;
+           offset > 0; offset /= 2) {
         amax[rr] = fmaxf(amax[rr], __shfl_xor_sync(0xFFFFFFFFu, amax[rr], offset));
       }
     }

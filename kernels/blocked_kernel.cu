@@ -143,8 +143,10 @@ std::string launch(const KernelParams& params, const Launch& where) {
 // kernel for every other launch (other shapes or layouts, no indexer, or
 // the planted tail bug).
 std::string launch_threads256(const KernelParams& params, const Launch& where) {
-  // A planted-bug build has the run-time kernels only (fewer to compile and ship).
-  if (planted::any() || !where.guard_tail || !params.model_shape_kernel) {
+  // A planted-bug build has the run-time kernels only (fewer to compile and
+  // ship), except the bug that lives in the model-shape kernels.
+  const bool runtime_only = planted::any() && !planted::is(planted::kModelShapeHalfAmax);
+  if (runtime_only || !where.guard_tail || !params.model_shape_kernel) {
     return launch<256, false, RuntimeIndexerLayout>(params, where);
   }
   const bool nope = params.nope_task != KernelParams::NopeTask::kNone;

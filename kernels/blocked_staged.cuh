@@ -111,7 +111,7 @@ __device__ void mqa_task_staged(const KernelParams& p, int64_t first_token, int6
   const Divisor q_scale = make_divisor(p.q_scale);
   const bool fp8 = a.query_path == QueryPath::kFp8Packed;
   const bool f32_cache = a.mqa_cache.dtype == FloatType::kF32;
-  const int cache_row_bytes = R * (f32_cache ? 4 : 2);
+  const int cache_row_bytes = R * (f32_cache || planted::is(planted::kStagedCacheRowBytes) ? 4 : 2);
   cp_async_wait_all();
   if constexpr (!planted::is(planted::kMissingBarrier)) __syncthreads();
   const int chunks = R / kVectorElements;

@@ -154,7 +154,8 @@ __device__ void nope_task(const KernelParams& p, int64_t first_token, int64_t he
         const int j0 = (item - row * chunks) * kVectorElements;
         const int64_t t = first_token + row;
         live[u] = item < items && token_live<kGuardTail>(a, t);
-        in_offset[u] = row_offset(a.ql_nope, t, head) + j0;
+        in_offset[u] = planted::is(planted::kNopeContiguousAssumed) ? (t * a.mqa_heads + head) * L + j0
+                                                                     : row_offset(a.ql_nope, t, head) + j0;
         out_offset[u] = row_offset(a.query_out, t, head) + j0;
         if (live[u]) raw[u] = load_raw16(static_cast<const uint16_t*>(a.ql_nope.data) + in_offset[u]);
       }

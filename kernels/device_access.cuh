@@ -19,7 +19,8 @@ namespace qcheck::cuda::device {
 template <typename View>
 __device__ __forceinline__ int64_t row_offset(const View& view, int64_t token, int64_t head) {
   if constexpr (planted::is(planted::kOffset32)) {
-    return static_cast<int32_t>(token * view.token_stride) + static_cast<int32_t>(head * view.head_stride);
+    return static_cast<uint32_t>(static_cast<uint32_t>(token) * static_cast<uint32_t>(view.token_stride) +
+                                 static_cast<uint32_t>(head) * static_cast<uint32_t>(view.head_stride));
   }
   return token * view.token_stride + head * view.head_stride;
 }
@@ -146,7 +147,9 @@ __device__ __forceinline__ void store_weight_at(const FusedQArgs& a, int64_t off
   if (a.index_weights_out_dtype == FloatType::kF32) {
     static_cast<float*>(a.index_weights_out.data)[offset] = weight;
   } else {
-    static_cast<uint16_t*>(a.index_weights_out.data)[offset] = bf16_from_f32(weight);
+    static_cast<uint16_t*>(a.index_weights_out.data)[offset] =
+        planted::is(planted::kWeightsOutTruncated) ? static_cast<uint16_t>(__float_as_uint(weight) >> 16)
+                                                   : bf16_from_f32(weight);
   }
 }
 

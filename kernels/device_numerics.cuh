@@ -193,6 +193,7 @@ struct Divisor {
 __device__ __forceinline__ Divisor make_divisor(float divisor) {
   const uint32_t bits = __float_as_uint(divisor);
   const bool power_of_two = (bits & 0x007FFFFFu) == 0u && (bits >> 23) != 0u;
+  if constexpr (planted::is(planted::kFp8Reciprocal)) return Divisor{divisor, __frcp_rn(divisor), true};
   return Divisor{divisor, power_of_two ? exact_reciprocal_of_pow2(divisor) : 0.0f, power_of_two};
 }
 

@@ -95,7 +95,8 @@ KernelParams make_kernel_params(const FusedQArgs& args) {
 
   if (fp8) {
     p.nope_task = KernelParams::NopeTask::kQuantizeFp8;
-  } else if (a.query_path == QueryPath::kBf16Packed && !ql_nope_aliases_query_out(a) &&
+  } else if (a.query_path == QueryPath::kBf16Packed &&
+             (!ql_nope_aliases_query_out(a) || planted::is(planted::kTwinCopyWhenAliased)) &&
              !planted::is(planted::kSkipCopyUnaliased)) {
     p.nope_task = KernelParams::NopeTask::kCopyBf16;
   }

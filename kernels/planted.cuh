@@ -1,13 +1,15 @@
 // The planted-bug catalogue of the CUDA kernels (issue: prove the fuzzers
 // find real bugs). A mutant build compiles the kernels with
-// -DQCHECK_PLANTED_BUG=N (kernels/mutants/CMakeLists.txt: one plugin library
+// -DQCHECK_PLANTED_BUG=N (capi/plugins/CMakeLists.txt: one plugin library
 // per bug, capi/plugins/mutant_plugin.cc), and each `if constexpr
 // (planted::is(planted::kX))` below and in the kernels turns on one bug;
 // the default build has N = 0 and every such branch compiles away, so the
 // kernels under test are the same code as without the catalogue. Each bug
 // imitates one this family shipped or a semantic twin of the spec
 // (SEMANTICS.md, "Bugs this kernel family really shipped"); the comment says
-// which, and where it lives says how narrow its path is.
+// which, and where it lives says how narrow its path is. A twin (kTwin...)
+// is a change that must NOT be reported; a bug the GPU cannot show is
+// proven equivalent by tools/mutants/equivalence.h.
 #pragma once
 
 #ifndef QCHECK_PLANTED_BUG
@@ -32,7 +34,8 @@ enum Bug : int {
   kWeightsOtherOrder = 11,   // weight = (w * (softmax_scale * head_scale)) * scale
   kWeightsMissingScale = 12, // weight = (w * softmax_scale) * head_scale: the quant scale left out
   kWeightsUnitColumn = 13,   // index_weights read with column stride 1 whatever the view says
-  kOffset32 = 14,            // element offsets computed in 32 bits (wrong past 2^31 elements: large T only)
+  kOffset32 = 14,            // element offsets in unsigned 32 bits, as `blockIdx.x * stride` computes them:
+                             // wrong once one view spans 2^32 elements (large tensors only)
   // Narrow paths:
   kCosSinSwapped = 15,       // the interleaved vector loads read cos from the sin half (vector paths only)
   kBf16CachePairSwap = 16,   // 4-value bf16 cache loads swap the two values of each word (bf16 caches,
@@ -51,7 +54,20 @@ enum Bug : int {
   // The legacy kernel's grid (legacy_kernel.cu):
   kTokensOnGridY = 26,       // tokens on grid y: the launch fails from T = 65536 (vLLM #52381)
   kGridSizedByNi = 27,       // grid z = NI: MQA heads from 2 * NI on are never written
-  kBugCount = 28,
+  // More narrow paths:
+  kFp8Reciprocal = 28,       // fp8 packed path: x * RN(1 / q_scale) instead of RN(x / q_scale) (fast-math
+                             // division; only a q_scale that is not a power of two shows it)
+  kNopeContiguousAssumed = 29,  // ql_nope read with the contiguous strides whatever its view says (only a
+                                // padded or head-major ql_nope, as the absorbed bmm writes it, shows it)
+  kModelShapeHalfAmax = 30,  // the kernels compiled for the model shape (D = 128, R = 64) reduce the amax over
+                             // 8 lanes of the 16 that hold a row: the RoPE half and the pass-through half
+                             // get scales of their own
+  kStagedCacheRowBytes = 32,  // staged MQA task: cache rows taken as 4 bytes per value whatever the cache
+                              // dtype (only a bf16 mqa_cache on the staged path shows it)
+  kWeightsOutTruncated = 33,  // a bf16 index_weights_out truncated instead of rounded (only that dtype)
+  // A harmless twin: must NOT be reported.
+  kTwinCopyWhenAliased = 31,  // under the exact alias, ql_nope is copied onto itself anyway
+  kBugCount = 34,
 };
 
 constexpr int kBug = QCHECK_PLANTED_BUG;

@@ -3,14 +3,14 @@
 // (capi/plugins/CMakeLists.txt, QCHECK_MUTANT_KERNELS=ON). Loaded as
 // `cuda-blocked+bug=NAME` or `cuda-legacy+bug=NAME` (fuzz/backends.cc), it
 // gives the catalogue compile-time variants of the real kernels without
-// shipping 27 more copies of them in every binary.
+// shipping 33 more copies of them in every binary.
 //
 // The blocked kernel runs in several configurations (fuzz/backends.cc's
 // cuda-blocked-*), and a bug may live in one of them only: the configuration
-// of a launch is chosen from its shape, so the cases a fuzzer makes reach
-// each of them, and both runs of one case take the same.
+// of a launch is chosen from its shape (mutant_config.h).
 #include <string>
 
+#include "capi/plugins/mutant_config.h"
 #include "capi/plugins/plugin_args.h"
 #include "kernels/fused_q_launch.h"
 
@@ -28,16 +28,15 @@ constexpr qcheck::cuda::KernelDesign kDesign = qcheck::cuda::KernelDesign::kBloc
 
 qcheck::cuda::LaunchOptions options_for(const qcheck::FusedQArgs& a) {
   using qcheck::cuda::BlockedConfig;
+  using qcheck::plugin::MutantConfig;
   qcheck::cuda::LaunchOptions o;
-  const uint64_t h = static_cast<uint64_t>(a.num_tokens) * 0x9E3779B97F4A7C15ull ^
-                     static_cast<uint64_t>(a.mqa_heads * 31 + a.indexer_heads * 7 + a.index_dim + a.rope_dim +
-                                           a.nope_dim + static_cast<int>(a.query_path));
-  switch ((h >> 32) % 5) {
-    case 0: break;  // auto: by T
-    case 1: o.blocked_config = BlockedConfig::kThreads256; break;
-    case 2: o.blocked_config = BlockedConfig::kStaged64; break;
-    case 3: o.blocked_config = BlockedConfig::kStaged32; break;
-    default: o.token_blocks_per_launch = 2; break;  // in parts
+  switch (qcheck::plugin::mutant_config(a.num_tokens, a.mqa_heads, a.indexer_heads, a.index_dim, a.rope_dim,
+                                        a.nope_dim, static_cast<int>(a.query_path))) {
+    case MutantConfig::kAuto: break;  // by T
+    case MutantConfig::kThreads256: o.blocked_config = BlockedConfig::kThreads256; break;
+    case MutantConfig::kStaged64: o.blocked_config = BlockedConfig::kStaged64; break;
+    case MutantConfig::kStaged32: o.blocked_config = BlockedConfig::kStaged32; break;
+    case MutantConfig::kInParts: o.token_blocks_per_launch = 2; break;
   }
   return o;
 }

@@ -17,12 +17,17 @@ BinFuzzResult fuzz_until_finding(const Backend& backend, const BinFuzzOptions& o
   std::vector<Case> pool;
   std::vector<uint8_t> reached(static_cast<size_t>(bin_count()), 0);
   BinFuzzResult r;
-  int64_t attempts = 0;
+  int64_t attempts = 0, limit_cases = 0, last_limit = -1;
   while (r.executions < o.max_executions && elapsed() < o.max_seconds && attempts < 4 * o.max_executions + 16) {
     ++attempts;
     Case c;
     const size_t n = pool.size();
-    if (n == 0 || r.executions % 16 == 0) {
+    // (A limit case is not kept in the pool: its mutations would be shrunk anyway.)
+    const bool limit = o.budget.limit_cases && limit_case_due(r.executions) && last_limit != r.executions;
+    if (limit) {
+      last_limit = r.executions;
+      c = limit_case(rng, limit_cases++);
+    } else if (n == 0 || r.executions % 16 == 0) {
       c = seed_case(rng, o.budget);
     } else if (n > 1 && r.executions % 8 == 1) {
       c = cross_over(pool[rng.below(n)], pool[rng.below(n)], rng, o.budget);
@@ -51,7 +56,7 @@ BinFuzzResult fuzz_until_finding(const Backend& backend, const BinFuzzOptions& o
     for (size_t i = 0; i < reached.size(); ++i) {
       if (marked[i] != 0 && reached[i] == 0) reached[i] = 1, fresh = true;
     }
-    if (fresh) pool.push_back(c);
+    if (fresh && !limit) pool.push_back(c);
   }
   if (!r.found) r.seconds = elapsed();
   for (uint8_t b : reached) r.bins_reached += b;

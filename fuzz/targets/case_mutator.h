@@ -31,10 +31,12 @@ struct SizeCap {
 };
 
 // Most cases stay within `usual`; one mutation in kRareLargeOneIn may go up
-// to `large`.
+// to `large`. With limit_cases, a fuzz loop also runs now and then a case at
+// the limits of the hardware (limit_case).
 struct SizeBudget {
   SizeCap usual;
   SizeCap large;
+  bool limit_cases = false;
 };
 
 // The default: usual T <= 64, H and NI <= 16, D and L <= 128 (1 MiB); large
@@ -50,14 +52,38 @@ constexpr SizeBudget kTinyBudget = {{uint64_t(1) << 16, 33, 5, 32, 16, 64},
 // budget the exec/s targets of cases up to 64 tokens are measured with.
 constexpr SizeBudget kUsualBudget = {kDefaultBudget.usual, kDefaultBudget.usual};
 constexpr uint64_t kRareLargeOneIn = 32;
+// The default's sizes and the limit cases: for a GPU, whose kernels meet
+// limits that no small case reaches (the grid's 65535 in y and z, 32-bit
+// offsets, races that show only under load). A limit case holds up to about
+// 4.5 GB of tensors and the verdict keeps three sets: a host of 16 GB or
+// more. The campaign gives it to one GPU worker (run_campaign.sh).
+constexpr SizeBudget kLimitBudget = {kDefaultBudget.usual, kDefaultBudget.large, true};
 
-// The budget of a size class by name ("default", "usual", "tiny": the fuzz
-// target's --case-size and the C API's size); nullptr for another name.
+// The budget of a size class by name ("default", "usual", "tiny", "limit":
+// the fuzz target's --case-size and the C API's size); nullptr for another name.
 const SizeBudget* case_size_budget(const char* name);
 
 // A small valid case whose every field depends on `rng` (used when the
 // bytes libFuzzer hands over do not decode, e.g. the empty first input).
 Case seed_case(Xoshiro256& rng, const SizeBudget& budget = kDefaultBudget);
+
+// Whether a loop under a budget with limit_cases runs a limit case as its
+// execution number `execution` (0-based): at 64, 128, 256, ... 4096, then
+// every 4096th, so their cost stays a small share of a long run and the
+// first ones come within a few seconds.
+bool limit_case_due(int64_t execution);
+
+// Limit case number `index` (0, 1, 2, ...), in turn:
+//   0 the grid: T = 65535 .. 65553 at small dims (a grid dimension of 65535
+//     blocks, CUDA's limit in y and z, vLLM #52381)
+//   1 load: a real model at T = 512 .. 4111 (the staged configurations; the
+//     races that show only with many blocks in flight)
+//   2 offsets: one fp8 output (index_q_fp8 or the fp8 query_out) whose rows
+//     lie 2^26 elements apart, so its view of 65 .. 72 tokens spans more
+//     than 2^32 elements: an offset computed in 32 bits wraps (every other
+//     tensor contiguous)
+// The rest of the case (paths, dtypes, recipes, seed) comes from `rng`.
+Case limit_case(Xoshiro256& rng, int64_t index);
 
 // Changes one to three fields (see the file comment), then repairs. The
 // result is valid (validate_case returns "") and within one of the budgets.

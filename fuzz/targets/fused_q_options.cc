@@ -74,9 +74,12 @@ std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
   }
   if (const char* size = option_value(argc, argv, "--case-size", "QCHECK_CASE_SIZE")) {
     if (case_size_budget(size) == nullptr) {
-      return std::string("--case-size (QCHECK_CASE_SIZE) = ") + size + " must be default, usual or tiny";
+      return std::string("--case-size (QCHECK_CASE_SIZE) = ") + size + " must be default, usual, tiny or limit";
     }
     o.case_size = size;
+    // The limit cases are larger than the default cap on purpose.
+    const bool cap_given = option_value(argc, argv, "--max-case-bytes", "QCHECK_MAX_CASE_BYTES") != nullptr;
+    if (case_size_budget(size)->limit_cases && !cap_given) o.max_case_bytes = CaseLimits::kMaxMemoryBytes;
   }
   o.keep_going = has_flag(argc, argv, "--keep-going") || env_is("QCHECK_KEEP_GOING", "1");
   o.input_bins = !(has_flag(argc, argv, "--no-input-bins") || env_is("QCHECK_INPUT_BINS", "0"));

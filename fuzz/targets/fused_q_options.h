@@ -12,10 +12,12 @@
 //                                            that profile only
 //   --oracle=scalar|simd  QCHECK_ORACLE      default: scalar for cpu-simd (the SIMD
 //                                            rows are what it checks), simd otherwise
-//   --max-case-bytes=N    QCHECK_MAX_CASE_BYTES  refuse larger cases (default 16 MiB)
-//   --case-size=default|usual|tiny  QCHECK_CASE_SIZE  the mutator's size budget
+//   --max-case-bytes=N    QCHECK_MAX_CASE_BYTES  refuse larger cases (default 16 MiB;
+//                                            8 GiB with --case-size=limit)
+//   --case-size=default|usual|tiny|limit  QCHECK_CASE_SIZE  the mutator's size budget
 //                                            (case_mutator.h kDefaultBudget,
-//                                            kUsualBudget, kTinyBudget)
+//                                            kUsualBudget, kTinyBudget, kLimitBudget:
+//                                            the default's and the limit cases)
 //   --keep-going          QCHECK_KEEP_GOING=1    record a mismatch in the bins and go
 //                                            on instead of aborting
 //   --no-input-bins       QCHECK_INPUT_BINS=0    skip the bins computed from the inputs

@@ -43,7 +43,7 @@ def main(argv=None):
     f.add_argument("--minutes", type=float, default=1.0)
     f.add_argument("--executions", type=int)
     f.add_argument("--profile")
-    f.add_argument("--case-size", default="tiny", choices=["tiny", "usual", "default"])
+    f.add_argument("--case-size", default="tiny", choices=["tiny", "usual", "default", "limit"])
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--corpus")
     f.add_argument("--findings", default="qcheck-findings")

@@ -81,6 +81,7 @@ _signatures = {
     "qcheck_case_decode": [ctypes.c_char_p, _S, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_from_seed": [ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_mutate": [_P, ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_case_limit": [ctypes.c_uint64, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_cross_over": [_P, _P, ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_validate": [_P] + _MSG,
     "qcheck_case_encode": [_P, ctypes.c_int, ctypes.c_char_p, _S, ctypes.POINTER(_S)] + _MSG,

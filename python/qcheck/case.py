@@ -40,8 +40,18 @@ class Case:
     @classmethod
     def from_seed(cls, seed, size="usual"):
         """A valid case from the structure-aware mutator's generator; size is
-        "tiny", "usual" or "default" (the fuzz target's --case-size)."""
+        "tiny", "usual", "default" or "limit" (the fuzz target's --case-size)."""
         return cls._made("qcheck_case_from_seed", ctypes.c_uint64(seed), size.encode())
+
+    @classmethod
+    def limit_case(cls, seed, execution, index, size):
+        """Under size "limit", the case at the hardware's limits that fuzz
+        loop execution `execution` is due for (the loop's limit case number
+        `index`), else None."""
+        out = ctypes.c_void_p()
+        _capi.call("qcheck_case_limit", ctypes.c_uint64(seed), ctypes.c_int64(execution), ctypes.c_int64(index),
+                   size.encode(), ctypes.byref(out))
+        return cls(out.value) if out.value else None
 
     @classmethod
     def from_bytes(cls, data):

@@ -114,6 +114,7 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     findings_dir = Path(findings)
     corpus_dir = Path(corpus) if corpus else None
     pool = []
+    limit_cases, last_limit = 0, -1
     if corpus_dir and corpus_dir.is_dir():
         for path in sorted(corpus_dir.iterdir()):
             try:
@@ -131,7 +132,11 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
         n = result.executions
         key = rng.getrandbits(64)
         t_case = time.monotonic()
-        if not pool or n % 16 == 0:
+        # case_size "limit": now and then a case at the hardware's limits (never pooled).
+        limit = Case.limit_case(key, n, limit_cases, case_size) if n != last_limit else None
+        if limit is not None:
+            case, last_limit, limit_cases = limit, n, limit_cases + 1
+        elif not pool or n % 16 == 0:
             case = Case.from_seed(key, case_size)
         elif len(pool) > 1 and n % 8 == 1:
             case = rng.choice(pool).cross_over(rng.choice(pool), key, case_size)
@@ -158,7 +163,7 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
         result.executions += 1
         new = reached - result.bins
         result.bins |= reached
-        if new:
+        if new and limit is None:
             pool.append(case)
             if corpus_dir:
                 corpus_dir.mkdir(parents=True, exist_ok=True)

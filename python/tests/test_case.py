@@ -56,6 +56,18 @@ def test_refusals_name_the_field_and_the_limit():
     assert "truncated" in str(e.value)
     with pytest.raises(qcheck.QcheckError) as e:
         qcheck.Case.from_seed(1, size="huge")
-    assert "must be tiny, usual or default" in str(e.value)
+    assert "must be tiny, usual, default or limit" in str(e.value)
     with pytest.raises(qcheck.QcheckError):
         bad.numpy_inputs()
+
+
+def test_limit_cases_come_only_when_due_and_only_under_limit():
+    assert qcheck.Case.limit_case(1, 64, 0, "default") is None
+    assert qcheck.Case.limit_case(1, 63, 0, "limit") is None
+    grid = qcheck.Case.limit_case(1, 64, 0, "limit")
+    grid.validate()
+    assert grid["num_tokens"] >= 65535
+    load = qcheck.Case.limit_case(1, 128, 1, "limit")
+    assert load["num_tokens"] >= 512 and load["index_dim"] == 128
+    with pytest.raises(qcheck.QcheckError):
+        qcheck.Case.limit_case(1, 64, 0, "huge")

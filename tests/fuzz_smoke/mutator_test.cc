@@ -5,6 +5,8 @@
 // layout round-trips. Plain unit tests (label cpu): they run in every build.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <set>
 #include <string>
@@ -64,6 +66,44 @@ TEST(CaseMutator, MutationsStayValidAndMostlyUsualSized) {
   // time: well under a quarter of all cases.
   EXPECT_LT(large * 4, total) << large << " large cases of " << total;
   EXPECT_GT(large, 0) << "the mutator never makes a large case";
+}
+
+// The limit cases (case_mutator.h): each template reaches its limit in every
+// draw, stays valid, and fits the 8 GiB a case may hold.
+TEST(CaseMutator, LimitCasesReachTheirLimits) {
+  EXPECT_FALSE(limit_case_due(0));
+  EXPECT_FALSE(limit_case_due(63));
+  EXPECT_TRUE(limit_case_due(64));
+  EXPECT_FALSE(limit_case_due(65));
+  EXPECT_TRUE(limit_case_due(2048));
+  EXPECT_FALSE(limit_case_due(6144));
+  EXPECT_TRUE(limit_case_due(8192));
+  for (int64_t index = 0; index < 60; ++index) {
+    Xoshiro256 rng(mix_keys({0x11D17ull, static_cast<uint64_t>(index)}));
+    const Case c = limit_case(rng, index);
+    ASSERT_EQ(validate_case(c), "") << describe(c);
+    const TensorPlan plan = plan_tensors(c);
+    ASSERT_LE(plan.total_bytes(), CaseLimits::kMaxMemoryBytes) << describe(c);
+    switch (index % 3) {
+      case 0:
+        EXPECT_GE(c.num_tokens, 65535) << describe(c);
+        break;
+      case 1:
+        EXPECT_GE(c.num_tokens, 512) << describe(c);
+        EXPECT_EQ(c.index_dim, 128);
+        EXPECT_EQ(c.rope_dim, 64);
+        break;
+      default: {
+        // One view spans past 2^32 elements: its last element's offset.
+        int64_t widest = 0;
+        for (const TensorGeometry& g : plan.tensors) {
+          widest = std::max(widest, g.element_offset(g.rows - 1, g.cols - 1, g.width - 1) - g.offset);
+        }
+        EXPECT_GE(widest, int64_t(1) << 32) << describe(c);
+        EXPECT_LE(c.num_tokens, 72);
+      }
+    }
+  }
 }
 
 TEST(CaseMutator, TinyBudgetIsRespected) {

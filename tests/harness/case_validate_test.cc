@@ -49,7 +49,9 @@ TEST(CaseValidate, HarnessLimits) {
             "num_tokens (T) = 16777217 is outside [0, 16777216]");
   EXPECT_EQ(error_after([](Case& c) { c.cache_rows = 0; }),
             "cache_rows (P) = 0 is outside [1, 67108864]");
-  EXPECT_EQ(error_after([](Case& c) { c.row_padding = 0; }), "row_padding = 0 is outside [1, 256]");
+  EXPECT_EQ(error_after([](Case& c) { c.row_padding = 0; }), "row_padding = 0 is outside [1, 67108864]");
+  EXPECT_EQ(error_after([](Case& c) { c.row_padding = (int64_t(1) << 26) + 1; }),
+            "row_padding = 67108865 is outside [1, 67108864]");
   EXPECT_EQ(error_after([](Case& c) { c.weights_column_stride = 65; }),
             "weights_column_stride = 65 is outside [1, 64]");
 }

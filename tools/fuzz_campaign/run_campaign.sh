@@ -211,21 +211,27 @@ else
   fused_workers=$((jobs - 2))
 fi
 [ $fused_workers -ge ${#fused_backends[@]} ] || fused_workers=${#fused_backends[@]}
-worker_target=() worker_backend=() worker_gpu=()
+# On a GPU the first CUDA worker also runs the limit cases (--case-size=limit,
+# case_mutator.h: T past 65535, views past 2^32 elements, production loads),
+# unless QCHECK_CASE_SIZE chooses one size for every worker.
+worker_target=() worker_backend=() worker_gpu=() worker_size=()
 for ((i = 0; i < fused_workers; i++)); do
   worker_target+=(fused_q)
   worker_backend+=("${fused_backends[$((i % ${#fused_backends[@]}))]}")
+  worker_size+=("")
   if [ ${#gpus[@]} -gt 0 ] && [[ ${worker_backend[$i]} == cuda-* ]]; then
     worker_gpu+=("${gpus[$((i % ${#gpus[@]}))]}")
+    if [ -z "${QCHECK_CASE_SIZE:-}" ] && [[ " ${worker_size[*]} " != *" limit "* ]]; then worker_size[$i]=limit; fi
   else
     worker_gpu+=("")
   fi
 done
-worker_target+=(numerics case_decode); worker_backend+=("" ""); worker_gpu+=("" "")
+worker_target+=(numerics case_decode); worker_backend+=("" ""); worker_gpu+=("" ""); worker_size+=("" "")
 nworkers=${#worker_target[@]}
 : >"$work/workers.tsv"
 for ((i = 0; i < nworkers; i++)); do
-  printf 'w%d\t%s\t%s\t%s\n' "$i" "${worker_target[$i]}" "${worker_backend[$i]:--}" "${worker_gpu[$i]:--}" >>"$work/workers.tsv"
+  printf 'w%d\t%s\t%s\t%s\t%s\n' "$i" "${worker_target[$i]}" "${worker_backend[$i]:--}" "${worker_gpu[$i]:--}" \
+    "${worker_size[$i]:-${QCHECK_CASE_SIZE:-default}}" >>"$work/workers.tsv"
 done
 
 start_time=$SECONDS
@@ -239,7 +245,13 @@ fuzzer_args() {  # i
   local args=(-len_control=0 -timeout="$timeout_s" -rss_limit_mb=4096 -malloc_limit_mb=2048 -reload=10
               -print_final_stats=1 -handle_int=0)
   case "$t" in
-    fused_q) args+=(-max_len=4096 -dict="$dict" "--backend=${worker_backend[$i]}") ;;
+    fused_q) args+=(-max_len=4096 -dict="$dict" "--backend=${worker_backend[$i]}")
+      # A limit case holds up to about 4.5 GB of tensors, three sets of them
+      # in the verdict, and takes 10 to 30 s (the later -rss_limit_mb,
+      # -malloc_limit_mb and -timeout win; a slow unit is reported only past
+      # the timeout, not at libFuzzer's 10 s).
+      [ "${worker_size[$i]}" = limit ] && args+=(--case-size=limit -rss_limit_mb=24576 -malloc_limit_mb=8192
+        -timeout=$((timeout_s * 4)) -report_slow_units=$((timeout_s * 4))) ;;
     numerics) args+=(-max_len=16391) ;;
     case_decode) args+=(-max_len=4096 -dict="$dict") ;;
   esac

@@ -15,7 +15,8 @@
 #               (libhwy.so.1 and friends); binaries find them through an
 #               $ORIGIN/../lib rpath and the runner's LD_LIBRARY_PATH; the
 #               example plugins and the CUDA planted-bug catalogue
-#               (libqcheck_mutant_*.so, with the shared CUDA runtime they load)
+#               (libqcheck_mutant_*.so and the harmless twins libqcheck_twin_*.so,
+#               with the shared CUDA runtime they load)
 #   corpus/     the repository's corpus folder
 #   plugins/    qcheck_plugin.h and the nvcc-only example plugin's source (the
 #               gate builds it with nvcc); the built example plugins are in lib/
@@ -108,7 +109,8 @@ find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
 # The example plugins (capi/plugins) beside the libraries, and what a user
 # needs to build one with nvcc alone.
-find "$build/capi/plugins" -maxdepth 1 \( -name 'libqcheck_*plugin*.so' -o -name 'libqcheck_mutant_*.so' \) \
+find "$build/capi/plugins" -maxdepth 1 \( -name 'libqcheck_*plugin*.so' -o -name 'libqcheck_mutant_*.so' \
+  -o -name 'libqcheck_twin_*.so' \) \
   -exec cp {} "$out/lib/" \;
 mkdir -p "$out/plugins/nvcc_only"
 cp "$repo/capi/qcheck_plugin.h" "$out/plugins/"
@@ -116,7 +118,7 @@ git -C "$repo" ls-files --cached --others --exclude-standard capi/plugins/nvcc_o
 
 # Shared libraries beyond glibc, libstdc++ and libgcc (present on any host).
 base='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.'
-for binary in "$out"/tests/* "$out"/bin/* "$out"/lib/libqcheck_mutant_*.so; do
+for binary in "$out"/tests/* "$out"/bin/* "$out"/lib/libqcheck_mutant_*.so "$out"/lib/libqcheck_twin_*.so; do
   [[ -x "$binary" && ! -d "$binary" ]] || continue
   ldd "$binary" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r soname path; do
@@ -128,7 +130,7 @@ strip --strip-unneeded "$out"/tests/* "$out"/bin/*_fuzzer "$out"/bin/qcheck-* "$
 find "$out/tests" -name manifest.tsv -prune -o -type f -exec chmod +x {} \;
 
 if [[ -d "$repo/corpus" ]]; then cp -r "$repo/corpus" "$out/corpus"; else mkdir -p "$out/corpus"; fi
-for f in tools/gpu_bundle/run_gpu_gate.sh tools/gpu_bundle/qcheck tools/gpu_bundle/run_fuzz.sh \
+for f in tools/gpu_bundle/run_gpu_gate.sh tools/gpu_bundle/run_mutants_gate.sh tools/gpu_bundle/qcheck tools/gpu_bundle/run_fuzz.sh \
          tools/fuzz_campaign/run_campaign.sh tools/fuzz_campaign/campaign_report.sh tests/fuzz_smoke/campaign_test.sh; do
   cp "$repo/$f" "$out/"
   chmod +x "$out/$(basename "$f")"

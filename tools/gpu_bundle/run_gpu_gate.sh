@@ -21,10 +21,14 @@
 #   6. the fused_q fuzz target through each plugin (the blocked kernel as a
 #      plugin, the nvcc-only example) for QCHECK_GATE_PLUGIN_SECONDS (default
 #      60) each, graph replay on: no finding
+#   7. the CUDA planted-bug catalogue through qcheck-mutants
+#      (run_mutants_gate.sh): every bug found in every seed or proven
+#      equivalent, each within 60 s, the median under 5 s, the harmless twin
+#      and the correct kernel silent
 # Every log goes to LOGDIR; the summary table goes to stdout and
 # LOGDIR/summary.txt, ending with the count of steps passed, failed and
 # skipped. Exit status 0 only when no step failed.
-# Env: QCHECK_GATE_SKIP="sanitizers bench repeats campaign plugins" skips steps; QCHECK_TEST_TIMEOUT
+# Env: QCHECK_GATE_SKIP="sanitizers bench repeats campaign plugins mutants" skips steps; QCHECK_TEST_TIMEOUT
 # (seconds per test binary, default 1800).
 # usage: run_gpu_gate.sh LOGDIR
 set -u
@@ -233,6 +237,17 @@ else
       record "fuzz plugin $name" FAIL "$detail, see $(basename "$log")"
     fi
   done
+fi
+
+# 7. The planted-bug catalogue: do the fuzzers find every bug, fast?
+if [[ "$skip" == *" mutants "* ]]; then
+  record "planted-bug catalogue" SKIP "QCHECK_GATE_SKIP"
+else
+  start=$(date +%s)
+  "$here/run_mutants_gate.sh" "$logdir" </dev/null
+  rc=$?
+  detail="$(grep -m1 '^fuzzer:' "$logdir/mutants.md"); $(grep -m1 '^time to find' "$logdir/mutants.md"), $(($(date +%s) - start))s"
+  record "planted-bug catalogue" "$([[ $rc -eq 0 ]] && echo PASS || echo FAIL)" "$detail"
 fi
 
 {

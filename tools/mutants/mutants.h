@@ -11,6 +11,7 @@
 #include "fuzz/backend.h"
 #include "fuzz/baseline.h"
 #include "fuzz/targets/bin_fuzz.h"
+#include "tools/mutants/equivalence.h"
 
 namespace qcheck::mutants {
 
@@ -30,19 +31,35 @@ struct MutantResult {
   std::vector<SeedRun> runs;
   bool baseline_run = false;
   BaselineResult baseline;
+  // A bug the fuzzer missed that has an equivalence check (equivalence.h):
+  // the covering cases on it, and on the check's witness.
+  bool equivalence_run = false;
+  EquivalenceResult equivalence, witness;
+  std::string witness_name;
 
   int found() const;
-  // A bug: found in every seed; a twin or a correct kernel: found in none.
+  // The covering cases all agree with the oracle and the witness is caught.
+  bool proven_equivalent() const;
+  // A bug: found in every seed or proven equivalent; a twin or a correct
+  // kernel: found in none.
   bool as_expected() const;
   double median_seconds() const;  // over the seeds that found it (-1: none)
 };
+
+// Over the bugs the fuzzer found: the slowest seed's time to find, and the
+// median of each bug's median time (0 when none was found).
+struct FindTimes {
+  double slowest = 0, median = 0;
+};
+FindTimes find_times(const std::vector<MutantResult>& results);
 
 // The markdown table (one row per backend, the baseline's kill rate under it).
 std::string markdown(const std::vector<MutantResult>& results);
 std::string csv(const std::vector<MutantResult>& results);
 // Stryker's mutation-testing-report JSON (schema version 2): one mutant per
-// planted change, Killed or Survived; twins and correct kernels Ignored with
-// the reason (the schema has no status for a change that must pass).
+// planted change, Killed or Survived; twins, correct kernels and bugs
+// proven equivalent Ignored with the reason (the schema has no status for a
+// change that must pass, nor one named Equivalent).
 std::string stryker_json(const std::vector<MutantResult>& results);
 
 }  // namespace qcheck::mutants

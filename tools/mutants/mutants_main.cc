@@ -1,7 +1,9 @@
 // qcheck-mutants [--backends NAME,...] [--seeds 1,2,3] [--max-executions N]
-//                [--max-seconds S] [--case-size tiny|usual|default]
+//                [--max-seconds S] [--case-size tiny|usual|default|limit]
 //                [--minimize-seconds S] [--minimize-seeds N] [--no-baseline] [--token-limit-case]
 //                [--clean NAME,...] [--clean-executions N] [--out DIR]
+//                [--max-find-seconds S] [--max-median-seconds S]
+// qcheck-mutants --equivalence-witnesses
 //
 // The fuzzers' power, measured: every planted bug that runs here (a backend
 // marked planted_bug whose failure does not end the process, every harmless
@@ -14,12 +16,21 @@
 // and the bug run through the fixed-grid baseline (fuzz/baseline.h: the test
 // that ships with vLLM's kernel). The correct kernels (--clean, default
 // cpu-model and, with a GPU, cuda-blocked) run --clean-executions (default
-// 20000) per seed and must give no finding.
+// 20000) per seed and must give no finding. A bug the fuzzer misses that
+// has an equivalence check (equivalence.h) runs its covering cases: when all
+// agree with the oracle and the check's witness is caught, it is proven
+// equivalent. --equivalence-witnesses runs only each check's covering cases
+// on its witness (which must be caught) and on the correct CPU model (which
+// must pass): the checks' own proof of power, for CI.
 //
 // Prints the markdown table; with --out writes DIR/mutants.md, mutants.csv
 // and mutation-report.json (Stryker's mutation-testing-report schema).
-// Exit: 0 every bug found in every seed, no twin and no correct kernel
-// reported; 1 otherwise; 2 bad arguments.
+// Exit: 0 every bug found in every seed (or proven equivalent), no twin and
+// no correct kernel reported, and with --max-find-seconds / --max-median-
+// seconds (the GPU gate's 60 and 5) no bug found later than S seconds in any
+// seed and the median of the bugs' median times to find under S; 1
+// otherwise; 2 bad arguments. A twin runs --clean-executions, like a correct
+// kernel: both are false-alarm checks.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -63,7 +74,7 @@ struct Settings {
   std::vector<std::string> backends, clean;
   std::vector<uint64_t> seeds = {1, 2, 3};
   double max_executions = 100000, max_seconds = 60, clean_executions = 20000, minimize_seconds = 10;
-  double minimize_seeds = 1e9;
+  double minimize_seeds = 1e9, max_find_seconds = -1, max_median_seconds = -1;
   std::string case_size = "tiny", out;
   bool baseline = true, token_limit_case = false;
 };
@@ -86,7 +97,7 @@ MutantResult measure(const qcheck::Backend& b, Kind kind, const Settings& s) {
     run.seed = seed;
     qcheck::fuzzing::BinFuzzOptions o;
     o.seed = seed;
-    o.max_executions = static_cast<int64_t>(kind == Kind::kCorrect ? s.clean_executions : s.max_executions);
+    o.max_executions = static_cast<int64_t>(kind == Kind::kBug ? s.max_executions : s.clean_executions);
     o.max_seconds = s.max_seconds;
     o.budget = *qcheck::fuzzing::case_size_budget(s.case_size.c_str());
     run.fuzz = qcheck::fuzzing::fuzz_until_finding(b, o);
@@ -109,11 +120,45 @@ MutantResult measure(const qcheck::Backend& b, Kind kind, const Settings& s) {
                  static_cast<long long>(run.fuzz.executions), run.fuzz.seconds);
     m.runs.push_back(std::move(run));
   }
+  const qcheck::mutants::EquivalenceCheck* check = qcheck::mutants::equivalence_check(b.name);
+  if (kind == Kind::kBug && check != nullptr && m.found() < static_cast<int>(m.runs.size())) {
+    const std::vector<qcheck::Case> cases = check->cases();
+    m.equivalence_run = true;
+    m.witness_name = check->witness;
+    m.equivalence = qcheck::mutants::compare_with_oracle(b, cases);
+    if (const qcheck::Backend* witness = qcheck::find_backend(check->witness)) {
+      m.witness = qcheck::mutants::compare_with_oracle(*witness, cases);
+    }
+    std::fprintf(stderr, "qcheck-mutants: %-44s equivalence: %d of %d covering cases differ; witness %s: %d\n",
+                 b.name.c_str(), m.equivalence.differ, m.equivalence.cases, check->witness.c_str(),
+                 m.witness.differ);
+  }
   if (kind == Kind::kBug && s.baseline) {
     m.baseline_run = true;
     m.baseline = qcheck::run_baseline(b, s.token_limit_case);
   }
   return m;
+}
+
+// Each equivalence check's covering cases must catch its witness and pass
+// the correct CPU model.
+int run_witnesses() {
+  bool all = true;
+  const qcheck::Backend* correct = qcheck::find_backend("cpu-model");
+  for (const qcheck::mutants::EquivalenceCheck& check : qcheck::mutants::equivalence_checks()) {
+    const std::vector<qcheck::Case> cases = check.cases();
+    const qcheck::Backend* witness = qcheck::find_backend(check.witness);
+    if (witness == nullptr || correct == nullptr) return refuse("no backend " + check.witness + " or cpu-model");
+    const qcheck::mutants::EquivalenceResult w = qcheck::mutants::compare_with_oracle(*witness, cases);
+    const qcheck::mutants::EquivalenceResult c = qcheck::mutants::compare_with_oracle(*correct, cases);
+    const bool ok = w.differ > 0 && c.differ == 0;
+    const std::string correct_first = c.differ > 0 ? " (" + c.first + ")" : "";
+    std::printf("%s: %d covering cases; witness %s caught in %d (%s); cpu-model differs in %d%s: %s\n",
+                check.backend.c_str(), w.cases, check.witness.c_str(), w.differ, w.first.c_str(), c.differ,
+                correct_first.c_str(), ok ? "ok" : "FAILED");
+    all &= ok;
+  }
+  return all ? 0 : 1;
 }
 
 bool write(const std::string& path, const std::string& text) {
@@ -131,11 +176,12 @@ int main(int argc, char** argv) {
     const bool takes_value = arg == "--backends" || arg == "--seeds" || arg == "--max-executions" ||
                              arg == "--max-seconds" || arg == "--case-size" || arg == "--minimize-seconds" ||
                              arg == "--clean" || arg == "--clean-executions" || arg == "--out" ||
-                             arg == "--minimize-seeds";
+                             arg == "--minimize-seeds" || arg == "--max-find-seconds" || arg == "--max-median-seconds";
     if (arg == "--no-baseline") {
       s.baseline = false;
       continue;
     }
+    if (arg == "--equivalence-witnesses") return run_witnesses();
     if (arg == "--token-limit-case") {
       s.token_limit_case = true;
       continue;
@@ -147,7 +193,7 @@ int main(int argc, char** argv) {
     if (arg == "--clean") s.clean = split(v);
     if (arg == "--out") s.out = v;
     if (arg == "--case-size") {
-      if (qcheck::fuzzing::case_size_budget(v) == nullptr) return refuse("--case-size must be tiny, usual or default");
+      if (qcheck::fuzzing::case_size_budget(v) == nullptr) return refuse("--case-size must be tiny, usual, default or limit");
       s.case_size = v;
     }
     if (arg == "--seeds") {
@@ -164,7 +210,9 @@ int main(int argc, char** argv) {
                      : arg == "--clean-executions" ? &s.clean_executions
                      : arg == "--minimize-seconds" ? &s.minimize_seconds
                      : arg == "--minimize-seeds"   ? &s.minimize_seeds
-                                                   : nullptr;
+                     : arg == "--max-find-seconds" ? &s.max_find_seconds
+                     : arg == "--max-median-seconds" ? &s.max_median_seconds
+                                                     : nullptr;
     if (target != nullptr && !number(v, 0, 1e12, target)) return refuse(arg + " must be a number >= 0, not " + v);
   }
   std::vector<std::pair<const qcheck::Backend*, Kind>> chosen;
@@ -177,7 +225,7 @@ int main(int argc, char** argv) {
       std::string why;
       const qcheck::Backend* b = qcheck::find_backend(name, &why);
       if (b == nullptr) return refuse(why);
-      if (b->domain(qcheck::Case{}).empty()) chosen.push_back({b, Kind::kBug});
+      if (b->domain(qcheck::Case{}).empty()) chosen.push_back({b, b->harmless_twin ? Kind::kTwin : Kind::kBug});
     }
   } else {
     for (const std::string& name : s.backends) {
@@ -212,5 +260,17 @@ int main(int argc, char** argv) {
   }
   bool all = true;
   for (const MutantResult& m : results) all &= m.as_expected();
+  const qcheck::mutants::FindTimes times = qcheck::mutants::find_times(results);
+  std::printf("time to find: slowest %.3f s, median of the bugs' medians %.3f s\n", times.slowest, times.median);
+  if (s.max_find_seconds >= 0 && times.slowest > s.max_find_seconds) {
+    std::printf("FAILED: a bug was found only after %.3f s (--max-find-seconds %.0f)\n", times.slowest,
+                s.max_find_seconds);
+    all = false;
+  }
+  if (s.max_median_seconds >= 0 && times.median >= s.max_median_seconds) {
+    std::printf("FAILED: the median time to find is %.3f s (--max-median-seconds %.0f)\n", times.median,
+                s.max_median_seconds);
+    all = false;
+  }
   return all ? 0 : 1;
 }

@@ -13,8 +13,12 @@ int MutantResult::found() const {
   return n;
 }
 
+bool MutantResult::proven_equivalent() const {
+  return equivalence_run && equivalence.cases > 0 && equivalence.differ == 0 && witness.differ > 0;
+}
+
 bool MutantResult::as_expected() const {
-  return kind == Kind::kBug ? found() == static_cast<int>(runs.size()) : found() == 0;
+  return kind == Kind::kBug ? found() == static_cast<int>(runs.size()) || proven_equivalent() : found() == 0;
 }
 
 double MutantResult::median_seconds() const {
@@ -25,6 +29,23 @@ double MutantResult::median_seconds() const {
   if (t.empty()) return -1;
   std::sort(t.begin(), t.end());
   return t.size() % 2 == 1 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+}
+
+FindTimes find_times(const std::vector<MutantResult>& results) {
+  FindTimes t;
+  std::vector<double> medians;
+  for (const MutantResult& m : results) {
+    if (m.kind != Kind::kBug || m.found() == 0) continue;
+    medians.push_back(m.median_seconds());
+    for (const SeedRun& r : m.runs) {
+      if (r.fuzz.found) t.slowest = std::max(t.slowest, r.fuzz.seconds);
+    }
+  }
+  if (medians.empty()) return t;
+  std::sort(medians.begin(), medians.end());
+  const size_t n = medians.size();
+  t.median = n % 2 == 1 ? medians[n / 2] : (medians[n / 2 - 1] + medians[n / 2]) / 2;
+  return t;
 }
 
 namespace {
@@ -59,6 +80,16 @@ std::string executions_list(const MutantResult& m) {
   return s;
 }
 
+std::string equivalence_text(const MutantResult& m) {
+  const std::string witness = "; witness " + m.witness_name + " caught in " + std::to_string(m.witness.differ) +
+                              " of " + std::to_string(m.witness.cases);
+  if (m.proven_equivalent()) {
+    return "equivalent: " + std::to_string(m.equivalence.cases) + " covering cases agree with the oracle" + witness;
+  }
+  return "NOT equivalent: " + std::to_string(m.equivalence.differ) + " of " + std::to_string(m.equivalence.cases) +
+         " covering cases differ (" + m.equivalence.first + ")" + witness;
+}
+
 std::string baseline_text(const MutantResult& m) {
   if (!m.baseline_run) return "not run";
   return m.baseline.caught ? "caught (" + std::to_string(m.baseline.cases_failed) + "/" +
@@ -72,18 +103,19 @@ std::string markdown(const std::vector<MutantResult>& results) {
   std::ostringstream s;
   s << "| backend | kind | found (seeds) | median s to find | executions to find (per seed) | first signature | "
        "minimized | fixed-grid baseline |\n|---|---|---|---|---|---|---|---|\n";
-  int bugs = 0, killed = 0, baseline_run = 0, baseline_caught = 0;
+  int bugs = 0, killed = 0, equivalent = 0, baseline_run = 0, baseline_caught = 0;
   for (const MutantResult& m : results) {
     const SeedRun* r = first_found(m);
     const double median = m.median_seconds();
     s << "| " << m.backend << " | " << kind_name(m.kind) << " | " << m.found() << "/" << m.runs.size() << " | "
       << (median < 0 ? "-" : fixed(median, 3)) << " | " << executions_list(m) << " | "
-      << (r != nullptr ? r->fuzz.failure : "-") << " | "
+      << (r != nullptr ? r->fuzz.failure : m.equivalence_run ? equivalence_text(m) : "-") << " | "
       << (r != nullptr && r->minimized ? dims(r->smallest) + ", " + std::to_string(r->smallest_bytes) + " B" : "-")
       << " | " << baseline_text(m) << " |\n";
     if (m.kind == Kind::kBug) {
       ++bugs;
-      killed += m.as_expected();
+      killed += m.found() == static_cast<int>(m.runs.size());
+      equivalent += m.found() < static_cast<int>(m.runs.size()) && m.proven_equivalent();
       if (m.baseline_run) {
         ++baseline_run;
         baseline_caught += m.baseline.caught;
@@ -91,6 +123,7 @@ std::string markdown(const std::vector<MutantResult>& results) {
     }
   }
   s << "\nfuzzer: " << killed << " of " << bugs << " planted bugs found in every seed";
+  if (equivalent > 0) s << ", " << equivalent << " more proven equivalent";
   if (baseline_run > 0) s << "; fixed-grid baseline: " << baseline_caught << " of " << baseline_run << " caught";
   s << "\n";
   return s.str();
@@ -98,7 +131,7 @@ std::string markdown(const std::vector<MutantResult>& results) {
 
 std::string csv(const std::vector<MutantResult>& results) {
   std::ostringstream s;
-  s << "backend,kind,seed,found,executions,seconds,signature,minimized_dims,minimized_bytes,baseline\n";
+  s << "backend,kind,seed,found,executions,seconds,signature,minimized_dims,minimized_bytes,baseline,equivalent\n";
   for (const MutantResult& m : results) {
     for (const SeedRun& r : m.runs) {
       std::string signature = r.fuzz.failure;
@@ -106,7 +139,8 @@ std::string csv(const std::vector<MutantResult>& results) {
       s << m.backend << "," << kind_name(m.kind) << "," << r.seed << "," << (r.fuzz.found ? 1 : 0) << ","
         << r.fuzz.executions << "," << fixed(r.fuzz.seconds, 4) << "," << signature << ","
         << (r.minimized ? dims(r.smallest) : "") << "," << (r.minimized ? std::to_string(r.smallest_bytes) : "")
-        << "," << (m.baseline_run ? (m.baseline.caught ? "caught" : "missed") : "") << "\n";
+        << "," << (m.baseline_run ? (m.baseline.caught ? "caught" : "missed") : "") << ","
+        << (m.equivalence_run ? (m.proven_equivalent() ? "proven" : "refuted") : "") << "\n";
     }
   }
   return s.str();
@@ -123,7 +157,10 @@ std::string stryker_json(const std::vector<MutantResult>& results) {
     mutant["location"] = {{"start", {{"line", 1}, {"column", 1}}}, {"end", {{"line", 1}, {"column", 2}}}};
     const int found = m.found(), seeds = static_cast<int>(m.runs.size());
     std::string status, reason;
-    if (m.kind == Kind::kBug) {
+    if (m.kind == Kind::kBug && found < seeds && m.proven_equivalent()) {
+      status = "Ignored";
+      reason = equivalence_text(m);
+    } else if (m.kind == Kind::kBug) {
       status = found == seeds ? "Killed" : "Survived";
       reason = "found by the fuzzer in " + std::to_string(found) + " of " + std::to_string(seeds) +
                " seeds; fixed-grid baseline " + baseline_text(m);
