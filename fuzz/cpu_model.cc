@@ -104,67 +104,6 @@ namespace {
 
 constexpr int64_t kBlockTokens = 16;  // tokens per program (seed PR 000, BLOCK_T)
 
-// The deviations of one variant from the correct kernel, decoded once so the
-// program bodies read like kernel code with a few switches.
-struct Deviations {
-  bool truncate_bf16 = false;
-  bool skip_last_tail_token = false;
-  bool swap_indexer_style = false;
-  bool log2f_ceiling = false;
-  bool copy_when_aliased = false;
-  bool skip_copy_unaliased = false;
-  bool unit_weights_column = false;
-  bool mqa_sin_sign_flipped = false;
-  bool mqa_cos_sin_swapped = false;
-  bool mqa_neox = false;
-  bool floor_scale = false;
-  bool scale_floor_on_scale = false;
-  bool amax_eps_1e10 = false;
-  bool non_pow2_scale = false;
-  bool non_saturating_e4m3 = false;
-  bool e4m3_nan_sign = false;
-  bool flush_subnormals = false;
-  bool bf16_before_quant = false;
-  bool weights_folded_order = false;
-  bool weights_without_scale = false;
-  bool recompute_head_scale = false;
-  bool odd_heads_drop_last = false;
-  bool ignore_has_indexer = false;
-  bool mqa_grid_by_indexer_heads = false;
-};
-
-Deviations deviations_of(PlantedCpuBug bug) {
-  Deviations d;
-  switch (bug) {
-    case PlantedCpuBug::kNone: break;
-    case PlantedCpuBug::kTruncatingBf16: d.truncate_bf16 = true; break;
-    case PlantedCpuBug::kSkipLastTailToken: d.skip_last_tail_token = true; break;
-    case PlantedCpuBug::kSwappedIndexerRope: d.swap_indexer_style = true; break;
-    case PlantedCpuBug::kLog2fScale: d.log2f_ceiling = true; break;
-    case PlantedCpuBug::kCopyWhenAliased: d.copy_when_aliased = true; break;
-    case PlantedCpuBug::kSkipCopyUnaliased: d.skip_copy_unaliased = true; break;
-    case PlantedCpuBug::kUnitWeightsColumn: d.unit_weights_column = true; break;
-    case PlantedCpuBug::kMqaSinSignFlipped: d.mqa_sin_sign_flipped = true; break;
-    case PlantedCpuBug::kSwappedCosSin: d.mqa_cos_sin_swapped = true; break;
-    case PlantedCpuBug::kMqaNeoxRope: d.mqa_neox = true; break;
-    case PlantedCpuBug::kFloorScale: d.floor_scale = true; break;
-    case PlantedCpuBug::kScaleFloorOnScale: d.scale_floor_on_scale = true; break;
-    case PlantedCpuBug::kAmaxEps1e10: d.amax_eps_1e10 = true; break;
-    case PlantedCpuBug::kNonPow2Scale: d.non_pow2_scale = true; break;
-    case PlantedCpuBug::kNonSaturatingE4m3: d.non_saturating_e4m3 = true; break;
-    case PlantedCpuBug::kE4m3NanSign: d.e4m3_nan_sign = true; break;
-    case PlantedCpuBug::kFastMathFtz: d.flush_subnormals = true; break;
-    case PlantedCpuBug::kBf16BeforeQuant: d.bf16_before_quant = true; break;
-    case PlantedCpuBug::kWeightsFoldedOrder: d.weights_folded_order = true; break;
-    case PlantedCpuBug::kWeightsWithoutScale: d.weights_without_scale = true; break;
-    case PlantedCpuBug::kRecomputedHeadScale: d.recompute_head_scale = true; break;
-    case PlantedCpuBug::kOddHeadsDropLast: d.odd_heads_drop_last = true; break;
-    case PlantedCpuBug::kHasIndexerIgnored: d.ignore_has_indexer = true; break;
-    case PlantedCpuBug::kMqaGridSizedByNi: d.mqa_grid_by_indexer_heads = true; break;
-  }
-  return d;
-}
-
 enum class TaskKind { kMqaRope, kIndexer, kNopePack };
 
 struct Task {
@@ -190,7 +129,7 @@ RopePartner rope_partner(int64_t j, int64_t rope_dim, RopeStyle style) {
 class BlockedModel {
  public:
   BlockedModel(const FusedQArgs& args, PlantedCpuBug bug)
-      : a_(args), p_(qcheck_profile()), d_(deviations_of(bug)) {}
+      : a_(args), p_(qcheck_profile()), bug_(bug) {}
 
   void run() const;
 
@@ -216,7 +155,9 @@ class BlockedModel {
 
   const FusedQArgs& a_;
   const Profile p_;
-  const Deviations d_;
+  // The variant: the correct kernel (kNone), one planted bug, or the twin.
+  const PlantedCpuBug bug_;
+  bool planted(PlantedCpuBug bug) const { return bug_ == bug; }
 };
 
 // Pointer to element [token, head, 0] of a strided view (64-bit offsets).
@@ -234,7 +175,7 @@ float BlockedModel::cache_at(const CacheView& cache, int64_t position, int64_t c
 uint16_t BlockedModel::to_bf16(float value) const {
   // The truncating twin keeps the top 16 bits (what Highway 1.0.3 DemoteTo and
   // hand-written `bits >> 16` do; SEMANTICS.md "Numeric building blocks").
-  if (d_.truncate_bf16) return static_cast<uint16_t>(bits_of(value) >> 16);
+  if (planted(PlantedCpuBug::kTruncatingBf16)) return static_cast<uint16_t>(bits_of(value) >> 16);
   return spec::bf16_from_f32(value, p_.bf16_nan);
 }
 
@@ -246,7 +187,7 @@ uint8_t BlockedModel::to_e4m3(float value) const {
   // keeps its sign through a division and Inf / Inf is the negative default
   // NaN, so negative NaNs do reach this conversion; RoPE NaNs are canonical.)
   const bool nan = std::isnan(value);
-  if ((d_.non_saturating_e4m3 && !nan) || (d_.e4m3_nan_sign && nan)) {
+  if ((planted(PlantedCpuBug::kNonSaturatingE4m3) && !nan) || (planted(PlantedCpuBug::kE4m3NanSign) && nan)) {
     return spec::e4m3_from_f32(value, E4m3Overflow::kNan);
   }
   return spec::e4m3_from_f32(value, p_.e4m3_overflow);
@@ -256,7 +197,7 @@ uint8_t BlockedModel::to_e4m3(float value) const {
 // operand or result becomes a zero of its sign. Otherwise the identity.
 float BlockedModel::flushed(float value) const {
   const uint32_t bits = bits_of(value);
-  if (!d_.flush_subnormals || (bits & kF32ExponentMask) != 0) return value;
+  if (!planted(PlantedCpuBug::kFastMathFtz) || (bits & kF32ExponentMask) != 0) return value;
   return float_from_bits(bits & kF32SignMask);
 }
 
@@ -268,7 +209,7 @@ float BlockedModel::quotient(float x, float divisor) const { return flushed(flus
 // under the fast-math twin as mul.ftz / add.ftz / fma.ftz compute it: every
 // operand flushed, the rounded product and the result flushed.
 float BlockedModel::rope(float a, float c, float b, float s, Contraction contraction) const {
-  if (!d_.flush_subnormals) return spec::rope_term(a, c, b, s, contraction);
+  if (!planted(PlantedCpuBug::kFastMathFtz)) return spec::rope_term(a, c, b, s, contraction);
   a = flushed(a), c = flushed(c), b = flushed(b), s = flushed(s);
   float r = 0.0f;
   switch (contraction) {
@@ -287,8 +228,8 @@ bool BlockedModel::runs_nope_pack() const {
       // The exact alias makes the copy an identity; a kernel may skip it
       // (SEMANTICS.md task 3). The bug skips it in every case, as if the
       // absorbed bmm always wrote the front.
-      if (ql_nope_aliases_query_out(a_)) return d_.copy_when_aliased;
-      return !d_.skip_copy_unaliased;
+      if (ql_nope_aliases_query_out(a_)) return planted(PlantedCpuBug::kCopyWhenAliased);
+      return !planted(PlantedCpuBug::kSkipCopyUnaliased);
     case QueryPath::kBf16Separate: return false;  // ql_nope is handed on separately
   }
   return false;
@@ -299,8 +240,8 @@ bool BlockedModel::runs_nope_pack() const {
 // or NI of them (the indexer's heads as launched: none without the indexer).
 int64_t BlockedModel::mqa_heads_covered() const {
   int64_t heads = a_.mqa_heads;
-  if (d_.odd_heads_drop_last) heads = heads / 2 * 2;
-  if (d_.mqa_grid_by_indexer_heads) {
+  if (planted(PlantedCpuBug::kOddHeadsDropLast)) heads = heads / 2 * 2;
+  if (planted(PlantedCpuBug::kMqaGridSizedByNi)) {
     heads = std::min(heads, 2 * (a_.has_indexer ? a_.indexer_heads : 0));
   }
   return heads;
@@ -311,7 +252,8 @@ int64_t BlockedModel::mqa_heads_covered() const {
 bool BlockedModel::runs_indexer() const {
   if (a_.has_indexer) return true;
   // (Where the caller passed the outputs: they may be null without the indexer.)
-  return d_.ignore_has_indexer && a_.index_q_fp8.data != nullptr && a_.index_weights_out.data != nullptr;
+  return planted(PlantedCpuBug::kHasIndexerIgnored) && a_.index_q_fp8.data != nullptr &&
+         a_.index_weights_out.data != nullptr;
 }
 
 // Tasks along grid y: the MQA heads, then the indexer heads, then one ql_nope
@@ -339,7 +281,7 @@ int64_t BlockedModel::tokens_in_block(int64_t block) const {
   const int64_t live = std::min(kBlockTokens, a_.num_tokens - block * kBlockTokens);
   // The tail bug: the masked path counts its tokens off by one; full blocks
   // take the unmasked path and are unaffected.
-  if (d_.skip_last_tail_token && live < kBlockTokens) return live - 1;
+  if (planted(PlantedCpuBug::kSkipLastTailToken) && live < kBlockTokens) return live - 1;
   return live;
 }
 
@@ -369,8 +311,8 @@ void BlockedModel::mqa_rope_program(int64_t first_token, int64_t tokens, int64_t
   const Contraction r2_rule = fp8 ? p_.mqa_fp8_r2 : p_.mqa_bf16_r2;
   const int64_t tail = a_.query_path == QueryPath::kBf16Separate ? 0 : a_.nope_dim;
   const float q_scale = float_from_bits(a_.q_scale_bits);
-  const RopeStyle style = d_.mqa_neox ? RopeStyle::kNeox : RopeStyle::kInterleaved;
-  const int64_t cos_at = d_.mqa_cos_sin_swapped ? half : 0;  // the row is [cos, sin]
+  const RopeStyle style = planted(PlantedCpuBug::kMqaNeoxRope) ? RopeStyle::kNeox : RopeStyle::kInterleaved;
+  const int64_t cos_at = planted(PlantedCpuBug::kSwappedCosSin) ? half : 0;  // the row is [cos, sin]
   const int64_t sin_at = half - cos_at;
   for (int64_t t = first_token; t < first_token + tokens; ++t) {
     const int64_t position = a_.positions[t];
@@ -381,7 +323,7 @@ void BlockedModel::mqa_rope_program(int64_t first_token, int64_t tokens, int64_t
       const float xp = spec::f32_from_bf16(x[rp.partner]);
       const float c = cache_at(a_.mqa_cache, position, cos_at + rp.column);
       const float s = cache_at(a_.mqa_cache, position, sin_at + rp.column);
-      const bool minus = rp.minus != d_.mqa_sin_sign_flipped;  // the sin term's sign
+      const bool minus = rp.minus != planted(PlantedCpuBug::kMqaSinSignFlipped);  // the sin term's sign
       const float r = rope(xj, c, minus ? -xp : xp, s, rp.minus ? r1_rule : r2_rule);
       if (fp8) {
         element<uint8_t>(a_.query_out, t, head)[tail + j] = to_e4m3(quotient(r, q_scale));
@@ -398,18 +340,20 @@ void BlockedModel::mqa_rope_program(int64_t first_token, int64_t tokens, int64_t
 void BlockedModel::indexer_program(int64_t first_token, int64_t tokens, int64_t head) const {
   const int64_t R = a_.rope_dim, D = a_.index_dim, half = R / 2;
   RopeStyle style = a_.indexer_rope;
-  if (d_.swap_indexer_style) {
+  if (planted(PlantedCpuBug::kSwappedIndexerRope)) {
     style = style == RopeStyle::kNeox ? RopeStyle::kInterleaved : RopeStyle::kNeox;
   }
-  ScaleCeiling ceiling = d_.log2f_ceiling ? ScaleCeiling::kLog2f : p_.scale_ceiling;
-  if (d_.non_pow2_scale || d_.floor_scale) ceiling = ScaleCeiling::kNone;  // s0 itself
+  ScaleCeiling ceiling = planted(PlantedCpuBug::kLog2fScale) ? ScaleCeiling::kLog2f : p_.scale_ceiling;
+  if (planted(PlantedCpuBug::kNonPow2Scale) || planted(PlantedCpuBug::kFloorScale)) {
+    ceiling = ScaleCeiling::kNone;  // s0 itself
+  }
   ScaleFloor scale_floor = p_.scale_floor;
-  if (d_.scale_floor_on_scale) scale_floor = ScaleFloor::kScale1e4;
-  if (d_.amax_eps_1e10) scale_floor = ScaleFloor::kAmax1e10;
-  const int64_t weight_column_stride = d_.unit_weights_column ? 1 : a_.index_weights.head_stride;
+  if (planted(PlantedCpuBug::kScaleFloorOnScale)) scale_floor = ScaleFloor::kScale1e4;
+  if (planted(PlantedCpuBug::kAmaxEps1e10)) scale_floor = ScaleFloor::kAmax1e10;
+  const int64_t weight_column_stride = planted(PlantedCpuBug::kUnitWeightsColumn) ? 1 : a_.index_weights.head_stride;
   const float softmax_scale = float_from_bits(a_.softmax_scale_bits);
   const float head_scale = float_from_bits(
-      d_.recompute_head_scale ? default_head_scale_bits(a_.indexer_heads) : a_.head_scale_bits);
+      planted(PlantedCpuBug::kRecomputedHeadScale) ? default_head_scale_bits(a_.indexer_heads) : a_.head_scale_bits);
   // Without the indexer (only the ignoring twin runs this then) every load
   // is masked to 0, as tl.load(..., mask=HAS_INDEXER, other=0.0): the inputs
   // may be null. The stores are not masked.
@@ -430,12 +374,14 @@ void BlockedModel::indexer_program(int64_t first_token, int64_t tokens, int64_t 
       const float s = loads ? cache_at(a_.indexer_cache, position, half + rp.column) : 0.0f;
       row[j] = rope(xj, c, rp.minus ? -xp : xp, s, rp.minus ? p_.indexer_minus : p_.indexer_plus);
       // The bf16 twin stores the RoPE'd row in bf16 and reads it back.
-      if (d_.bf16_before_quant) row[j] = spec::f32_from_bf16(spec::bf16_from_f32(row[j], p_.bf16_nan));
+      if (planted(PlantedCpuBug::kBf16BeforeQuant)) {
+        row[j] = spec::f32_from_bf16(spec::bf16_from_f32(row[j], p_.bf16_nan));
+      }
     }
     // The block-wide max reduction (maxnum: NaN lanes ignored).
     float scale = spec::ue8m0_scale(spec::row_amax(row, D), ceiling, scale_floor);
     // The floor twin keeps s0's exponent: 2^floor(log2 s0), +Inf stays +Inf.
-    if (d_.floor_scale) scale = float_from_bits(bits_of(scale) & kF32ExponentMask);
+    if (planted(PlantedCpuBug::kFloorScale)) scale = float_from_bits(bits_of(scale) & kF32ExponentMask);
     uint8_t* codes = element<uint8_t>(a_.index_q_fp8, t, head);
     for (int64_t j = 0; j < D; ++j) codes[j] = to_e4m3(quotient(row[j], scale));
 
@@ -447,9 +393,9 @@ void BlockedModel::indexer_program(int64_t first_token, int64_t tokens, int64_t 
               : spec::f32_from_bf16(static_cast<const uint16_t*>(a_.index_weights.data)[w_in]);
     }
     float weight = 0.0f;
-    if (d_.weights_folded_order) {
+    if (planted(PlantedCpuBug::kWeightsFoldedOrder)) {
       weight = product(product(w, product(softmax_scale, head_scale)), scale);
-    } else if (d_.weights_without_scale) {
+    } else if (planted(PlantedCpuBug::kWeightsWithoutScale)) {
       weight = product(product(w, softmax_scale), head_scale);
     } else {
       const float scaled = product(w, scale);
