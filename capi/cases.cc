@@ -85,10 +85,9 @@ qcheck_status qcheck_case_limit(uint64_t seed, int64_t execution, int64_t index,
       why = "out is NULL, or execution or index is negative";
       return QCHECK_INVALID_INPUT;
     }
-    *out = nullptr;
-    if (!budget->limit_cases || !qcheck::fuzzing::limit_case_due(execution)) return QCHECK_OK;
     qcheck::Xoshiro256 rng = generator(0x6C696D6974ull /* "limit" */, seed);
-    *out = new qcheck_case{qcheck::fuzzing::limit_case(rng, index)};
+    Case c;
+    *out = qcheck::fuzzing::next_limit_case(*budget, execution, rng, &index, &c) ? new qcheck_case{c} : nullptr;
     return QCHECK_OK;
   });
 }

@@ -23,10 +23,9 @@ BinFuzzResult fuzz_until_finding(const Backend& backend, const BinFuzzOptions& o
     Case c;
     const size_t n = pool.size();
     // (A limit case is not kept in the pool: its mutations would be shrunk anyway.)
-    const bool limit = o.budget.limit_cases && limit_case_due(r.executions) && last_limit != r.executions;
+    const bool limit = last_limit != r.executions && next_limit_case(o.budget, r.executions, rng, &limit_cases, &c);
     if (limit) {
       last_limit = r.executions;
-      c = limit_case(rng, limit_cases++);
     } else if (n == 0 || r.executions % 16 == 0) {
       c = seed_case(rng, o.budget);
     } else if (n > 1 && r.executions % 8 == 1) {

@@ -385,6 +385,12 @@ Case seed_case(Xoshiro256& rng, const SizeBudget& budget) {
   return c;
 }
 
+bool next_limit_case(const SizeBudget& budget, int64_t execution, Xoshiro256& rng, int64_t* index, Case* out) {
+  if (!budget.limit_cases || !limit_case_due(execution)) return false;
+  *out = limit_case(rng, (*index)++);
+  return true;
+}
+
 void mutate_case(Case& c, Xoshiro256& rng, const SizeBudget& budget) {
   repair_case(c, budget.large);  // sizes are computed below: dims must be in range first
   const bool default_scales = c.softmax_scale_bits == default_softmax_scale_bits(c.index_dim) &&

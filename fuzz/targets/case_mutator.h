@@ -85,6 +85,11 @@ bool limit_case_due(int64_t execution);
 // The rest of the case (paths, dtypes, recipes, seed) comes from `rng`.
 Case limit_case(Xoshiro256& rng, int64_t index);
 
+// The fuzz loops' one use of the two above: under a budget with
+// limit_cases, when execution number `execution` is due, *out = limit case
+// number *index, *index counted, true; else false and nothing changed.
+bool next_limit_case(const SizeBudget& budget, int64_t execution, Xoshiro256& rng, int64_t* index, Case* out);
+
 // Changes one to three fields (see the file comment), then repairs. The
 // result is valid (validate_case returns "") and within one of the budgets.
 void mutate_case(Case& c, Xoshiro256& rng, const SizeBudget& budget = kDefaultBudget);

@@ -147,12 +147,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
   qcheck::Xoshiro256 rng(qcheck::mix_keys({0x6D757461746F72ull, seed}));
   // --case-size=limit: now and then a case at the hardware's limits, in
-  // place of a mutation (case_mutator.h limit_case_due).
+  // place of a mutation (case_mutator.h next_limit_case).
   static int64_t mutations = 0, limit_cases = 0;
-  if (g_budget.limit_cases && fz::limit_case_due(mutations++)) {
-    return write_case(fz::limit_case(rng, limit_cases++), data, max_size);
-  }
   Case c;
+  if (fz::next_limit_case(g_budget, mutations++, rng, &limit_cases, &c)) return write_case(c, data, max_size);
   const bool decoded = qcheck::decode_case(data, size, &c).empty();
   if (!decoded) return write_case(fz::seed_case(rng, g_budget), data, max_size);
   // Now and then libFuzzer's own byte mutation (dictionary entries such as
