@@ -5,10 +5,10 @@
 #include <memory>
 #include <vector>
 
-#include "fuzz/compare.h"
-#include "fuzz/judge.h"
-#include "fuzz/verdict.h"
-#include "fuzz/tensors.h"
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/verdict/compare.h"
+#include "fuzz/verdict/judge.h"
+#include "fuzz/verdict/verdict.h"
 #include "reference/fused_q_oracle.h"
 #include "reference/row_ops.h"
 

@@ -1,4 +1,4 @@
-// The edge of the C API (capi/qcheck.h): the handles behind its opaque
+// The edge of the C API (include/qcheck/qcheck.h): the handles behind its opaque
 // types and the frame every entry point uses, so that no exception and no
 // unterminated message ever reaches a C or Python caller. Internal to capi/.
 #pragma once
@@ -8,11 +8,11 @@
 #include <exception>
 #include <string>
 
-#include "capi/qcheck.h"
-#include "fuzz/case.h"
-#include "fuzz/minimize.h"
-#include "fuzz/tensor_plan.h"
-#include "fuzz/verdict.h"
+#include <qcheck/qcheck.h>
+#include "fuzz/case/case.h"
+#include "fuzz/case/tensor_plan.h"
+#include "fuzz/minimize/minimize.h"
+#include "fuzz/verdict/verdict.h"
 
 struct qcheck_case {
   qcheck::Case c;

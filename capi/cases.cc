@@ -3,11 +3,11 @@
 
 #include <vector>
 
-#include "fuzz/case_binary.h"
-#include "fuzz/case_file.h"
-#include "fuzz/case_json.h"
-#include "fuzz/prng.h"
-#include "fuzz/targets/case_mutator.h"
+#include "fuzz/case/case_binary.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/case/case_json.h"
+#include "fuzz/case/prng.h"
+#include "fuzz/mutator/case_mutator.h"
 #include "reference/profile.h"
 
 using namespace qcheck::capi;

@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "fuzz/minimize_report.h"
-#include "fuzz/targets/semantic_bins.h"
-#include "fuzz/tensors.h"
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/minimize/minimize_report.h"
+#include "fuzz/mutator/semantic_bins.h"
 
 using namespace qcheck::capi;
 

@@ -1,18 +1,18 @@
-// The C API's plugins: the loader, domain and launch of fuzz/plugin.h for a
+// The C API's plugins: the loader, domain and launch of fuzz/backends/plugin.h for a
 // caller that holds the device memory itself (the Python door over torch).
 #include <vector>
 
 #include "capi/capi_edge.h"
-#include "fuzz/guarded_buffer.h"
-#include "fuzz/plugin.h"
-#include "fuzz/tensors.h"
+#include "fuzz/backends/plugin.h"
+#include "fuzz/buffers/guarded_buffer.h"
+#include "fuzz/buffers/tensors.h"
 
 using namespace qcheck::capi;
 
 namespace {
 
 const qcheck::LoadedPlugin& loaded(const qcheck_loaded_plugin* p) {
-  // The handle is the loader's own object (fuzz/plugin.h keeps it for the
+  // The handle is the loader's own object (fuzz/backends/plugin.h keeps it for the
   // process); qcheck_loaded_plugin stays an incomplete type that only names it.
   return *reinterpret_cast<const qcheck::LoadedPlugin*>(p);
 }

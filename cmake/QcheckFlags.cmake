@@ -17,6 +17,3 @@ if(QCHECK_SANITIZE)
                       $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>)
   add_link_options(-fsanitize=address,undefined)
 endif()
-
-# Every target includes from the repository root: "reference/...", "fuzz/...".
-include_directories(${PROJECT_SOURCE_DIR})

@@ -56,7 +56,7 @@ enum class ScaleFloor : uint8_t { kAmax1e4 = 0, kScale1e4 = 1, kAmax1e10 = 2 };
 //   kDivFull:          PTX div.full.f32 (Triton's '/'): exact where q_scale is
 //                      a power of two; otherwise its bits are unspecified
 //                      within 2 ulp, and the verdict accepts the code of every
-//                      quotient within 2 ulp of RN(x / q_scale) (fuzz/judge.h).
+//                      quotient within 2 ulp of RN(x / q_scale) (fuzz/verdict/judge.h).
 //                      The expected set holds the IEEE codes.
 //   kTimesReciprocal:  x * RN(1 / q_scale) (vLLM CuTe DSL).
 //   kIeeeMinus2Ulp, kIeeePlus2Ulp: the IEEE quotient moved 2 ulp down / up
@@ -120,7 +120,7 @@ struct Profile {
   bool indexer_bf16_before_quant = false;
   // An acceptance set instead of one pattern: each output row may follow any
   // of the nine (minus terms, plus terms) contraction patterns, one pattern
-  // per row (the name's suffix "+any-fma"; fuzz/judge.h).
+  // per row (the name's suffix "+any-fma"; fuzz/verdict/judge.h).
   bool any_contraction = false;
 };
 

@@ -1,5 +1,5 @@
 // A host-memory plugin around the CPU model of the blocked kernel
-// (fuzz/cpu_model.h): the plugin door exercised on a machine without a GPU
+// (fuzz/backends/cpu_model.h): the plugin door exercised on a machine without a GPU
 // (CI). One source, four libraries, chosen by QCHECK_HOST_PLUGIN_VARIANT:
 //   correct   the model as it is, every case
 //   bug       the model with NeoX and interleaved swapped in the indexer
@@ -15,7 +15,7 @@
 #include <string>
 
 #include "capi/plugins/plugin_args.h"
-#include "fuzz/cpu_model.h"
+#include "fuzz/backends/cpu_model.h"
 
 #ifndef QCHECK_HOST_PLUGIN_VARIANT
 #error "QCHECK_HOST_PLUGIN_VARIANT must be 0 (correct), 1 (bug), 2 (narrow), 3 (failing) or 4 (newer-abi)"

@@ -1,11 +1,11 @@
 // One planted bug of the CUDA kernels' catalogue (kernels/planted.cuh) as a
 // plugin: this file and the kernels compiled with -DQCHECK_PLANTED_BUG=N
 // (capi/plugins/CMakeLists.txt, QCHECK_MUTANT_KERNELS=ON). Loaded as
-// `cuda-blocked+bug=NAME` or `cuda-legacy+bug=NAME` (fuzz/backends.cc), it
+// `cuda-blocked+bug=NAME` or `cuda-legacy+bug=NAME` (fuzz/backends/backends.cc), it
 // gives the catalogue compile-time variants of the real kernels without
 // shipping 33 more copies of them in every binary.
 //
-// The blocked kernel runs in several configurations (fuzz/backends.cc's
+// The blocked kernel runs in several configurations (fuzz/backends/backends.cc's
 // cuda-blocked-*), and a bug may live in one of them only: the configuration
 // of a launch is chosen from its shape (mutant_config.h).
 #include <string>

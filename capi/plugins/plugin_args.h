@@ -1,12 +1,12 @@
 // For plugins written in C++ against this project's own code (the examples
-// here): the plugin ABI's launch (capi/qcheck_plugin.h) back into the
-// project's FusedQArgs (reference/fused_q_args.h). fuzz/plugin.cc does the
+// here): the plugin ABI's launch (include/qcheck/qcheck_plugin.h) back into the
+// project's FusedQArgs (reference/fused_q_args.h). fuzz/backends/plugin.cc does the
 // opposite; tests/harness/plugin_test.cc checks that the two are inverse.
 #pragma once
 
 #include <string>
 
-#include "capi/qcheck_plugin.h"
+#include <qcheck/qcheck_plugin.h>
 #include "reference/fused_q_args.h"
 
 namespace qcheck::plugin {

@@ -1,4 +1,4 @@
-// Fuzz target `capi`: the C API (capi/qcheck.h) as a caller uses it, on
+// Fuzz target `capi`: the C API (include/qcheck/qcheck.h) as a caller uses it, on
 // arbitrary bytes. The bytes are a case file (binary or JSON); when they
 // decode to a valid case of at most 4 MiB, its buffers are filled, a "run"
 // is made from the oracle's outputs with bytes changed at places drawn from
@@ -20,8 +20,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "capi/qcheck.h"
-#include "fuzz/prng.h"
+#include <qcheck/qcheck.h>
+#include "fuzz/case/prng.h"
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/status_file.h"
 

@@ -1,5 +1,5 @@
 // Fuzz target `case_decode`: arbitrary bytes through the binary decoder and
-// the JSON parser (fuzz/case_binary.h, case_json.h, case_file.h). They must
+// the JSON parser (fuzz/case/case_binary.h, case_json.h, case_file.h). They must
 // never crash, leak or hang (the sanitizers and libFuzzer's timeouts watch
 // that); and each property below aborts when it fails:
 //   - a case the binary decoder accepts re-encodes to exactly the same bytes;
@@ -8,17 +8,17 @@
 //   - the file-form detection (parse_case_bytes) agrees with both decoders;
 //   - validation and describe() run on every decoded case without crashing,
 //     and validate_case answers the same twice (no hidden state);
-//   - the .npy reader (fuzz/npy.h) never crashes, and an array it accepts
+//   - the .npy reader (fuzz/exchange/npy.h) never crashes, and an array it accepts
 //     re-encodes to bytes it decodes to the same array.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "fuzz/case_binary.h"
-#include "fuzz/case_file.h"
-#include "fuzz/case_json.h"
-#include "fuzz/npy.h"
+#include "fuzz/case/case_binary.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/case/case_json.h"
+#include "fuzz/exchange/npy.h"
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/status_file.h"
 

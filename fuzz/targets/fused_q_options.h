@@ -22,20 +22,20 @@
 //                                            on instead of aborting
 //   --no-input-bins       QCHECK_INPUT_BINS=0    skip the bins computed from the inputs
 //   --phase-times         QCHECK_PHASE_TIMES=1   print at exit where an execution's time
-//                                            went (fuzz/phase_times.h)
+//                                            went (fuzz/verdict/phase_times.h)
 //   --graph               QCHECK_GRAPH=1     also replay each launch from a CUDA graph
 //                                            and compare it with the eager one
-// --backend=plugin:PATH fuzzes a plugin (capi/qcheck_plugin.h): the mutator
+// --backend=plugin:PATH fuzzes a plugin (include/qcheck/qcheck_plugin.h): the mutator
 // keeps every case inside the plugin's declared domain.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "fuzz/backend.h"
-#include "fuzz/case.h"
-#include "fuzz/targets/case_mutator.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/case/case.h"
+#include "fuzz/mutator/case_mutator.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace qcheck::fuzzing {
 

@@ -1,6 +1,6 @@
 // Fuzz target `fused_q`: bytes -> Case (the strict binary decoder, or JSON
 // when the bytes start with '{') ->
-// run_verdict on one backend (fuzz/verdict.h: the whole data path). Options:
+// run_verdict on one backend (fuzz/verdict/verdict.h: the whole data path). Options:
 // fuzz/targets/fused_q_options.h.
 //
 // What counts as a finding: a mismatch (the verdict's report is printed, then
@@ -22,18 +22,18 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/case_binary.h"
-#include "fuzz/case_file.h"
-#include "fuzz/case_json.h"
-#include "fuzz/phase_times.h"
-#include "fuzz/prng.h"
-#include "fuzz/targets/case_mutator.h"
+#include "fuzz/case/case_binary.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/case/case_json.h"
+#include "fuzz/case/prng.h"
+#include "fuzz/case/tensor_plan.h"
+#include "fuzz/mutator/case_mutator.h"
+#include "fuzz/mutator/semantic_bins.h"
 #include "fuzz/targets/fused_q_options.h"
 #include "fuzz/targets/fuzz_entry.h"
-#include "fuzz/targets/semantic_bins.h"
 #include "fuzz/targets/status_file.h"
-#include "fuzz/tensor_plan.h"
-#include "fuzz/verdict.h"
+#include "fuzz/verdict/phase_times.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/case_file.h"
+#include "fuzz/case/case_file.h"
 #include "fuzz/targets/fuzz_entry.h"
 
 

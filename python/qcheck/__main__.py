@@ -4,7 +4,7 @@ python -m qcheck replay CASE TARGET [--against TARGET2] [options]
 TARGET is MODULE:FUNCTION, an adapter (python/README.md, "The adapter
 contract": the module is imported, the current folder on the path, and the
 function called with each case's tensors), or plugin:PATH, a kernel library
-built against capi/qcheck_plugin.h (qcheck.Plugin). replay exits as
+built against include/qcheck/qcheck_plugin.h (qcheck.Plugin). replay exits as
 qcheck-replay does: 0 pass, 1 mismatch (or, with --against, outputs that
 differ), 2 invalid input, 3 runtime error (the kernel raised). --graph also
 replays each launch from a CUDA graph and compares it with the eager one.

@@ -1,4 +1,4 @@
-"""ctypes bindings of libqcheck (capi/qcheck.h). Translation only: every
+"""ctypes bindings of libqcheck (include/qcheck/qcheck.h). Translation only: every
 decision is made in the C++ behind it."""
 
 import ctypes

@@ -1,5 +1,5 @@
 """qcheck.Plugin: a kernel built outside the project as a plugin library
-(capi/qcheck_plugin.h), called on a case's tensors like any Python kernel.
+(include/qcheck/qcheck_plugin.h), called on a case's tensors like any Python kernel.
 libqcheck loads the library, lays the launch out over the allocations and
 calls it; Python only hands over the addresses and the stream."""
 

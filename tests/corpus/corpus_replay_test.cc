@@ -12,9 +12,9 @@
 #include <tuple>
 #include <vector>
 
-#include "fuzz/backend.h"
-#include "fuzz/case_file.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace qcheck {
 namespace {

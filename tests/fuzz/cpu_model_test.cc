@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/backend.h"
-#include "fuzz/cpu_model.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/backends/cpu_model.h"
+#include "fuzz/verdict/verdict.h"
 #include "tests/fuzz/model_cases.h"
 
 namespace qcheck::test {

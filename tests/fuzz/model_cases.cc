@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/backend.h"
+#include "fuzz/backends/backend.h"
 
 namespace qcheck::test {
 

@@ -1,4 +1,4 @@
-// The Cases the CPU model tests walk, built from the harness's Case (fuzz/case.h):
+// The Cases the CPU model tests walk, built from the harness's Case (fuzz/case/case.h):
 // a small base case, the covering grid, launches with the real and the edge
 // dimensions, and one call that runs a model variant through the verdict with
 // the oracle on its scalar rows. Nothing here builds tensors: every launch
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/case.h"
-#include "fuzz/verdict.h"
+#include "fuzz/case/case.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace qcheck::test {
 

@@ -3,7 +3,7 @@
 //
 // Through run_verdict the oracle (and validate_case before it) refuses such a
 // launch before any backend runs, and tests/harness covers those refusals of
-// the Case. What is left is the model's own contract (fuzz/cpu_model.h): it
+// the Case. What is left is the model's own contract (fuzz/backends/cpu_model.h): it
 // validates first, with the oracle's checks. So these tests take the harness's
 // tensors and launch arguments for a valid Case, break the arguments the way
 // a caller could, and call the model directly; one goes through the backend
@@ -13,9 +13,9 @@
 #include <cstring>
 #include <string>
 
-#include "fuzz/backend.h"
-#include "fuzz/cpu_model.h"
-#include "fuzz/tensors.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/backends/cpu_model.h"
+#include "fuzz/buffers/tensors.h"
 #include "reference/fused_q_oracle.h"
 #include "reference/profile.h"
 #include "reference/row_ops.h"

@@ -13,7 +13,7 @@
 #include <set>
 #include <utility>
 
-#include "fuzz/verdict.h"
+#include "fuzz/verdict/verdict.h"
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
 #include "reference/ue8m0.h"

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/cpu_model.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/cpu_model.h"
+#include "fuzz/verdict/verdict.h"
 #include "reference/float_bits.h"
 #include "tests/fuzz/model_cases.h"
 

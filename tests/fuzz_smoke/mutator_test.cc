@@ -1,4 +1,4 @@
-// The fused_q target's structure-aware mutator (fuzz/targets/case_mutator.h)
+// The fused_q target's structure-aware mutator (fuzz/mutator/case_mutator.h)
 // and the pieces around it: every case it makes is valid and within its size
 // budget, its mutations reach every value of every structural field, repair
 // turns arbitrary field values into valid cases, and the numerics input
@@ -11,13 +11,13 @@
 #include <set>
 #include <string>
 
-#include "fuzz/case_names.h"
-#include "fuzz/prng.h"
-#include "fuzz/targets/bin_table.h"
-#include "fuzz/targets/case_mutator.h"
+#include "fuzz/case/case_names.h"
+#include "fuzz/case/prng.h"
+#include "fuzz/case/tensor_plan.h"
+#include "fuzz/mutator/bin_table.h"
+#include "fuzz/mutator/case_mutator.h"
+#include "fuzz/mutator/semantic_bins.h"
 #include "fuzz/targets/numerics_input.h"
-#include "fuzz/targets/semantic_bins.h"
-#include "fuzz/tensor_plan.h"
 
 namespace qcheck::fuzzing {
 namespace {

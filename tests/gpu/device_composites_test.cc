@@ -12,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-#include "fuzz/prng.h"
+#include "fuzz/case/prng.h"
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
 #include "reference/rope.h"

@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "fuzz/prng.h"
+#include "fuzz/case/prng.h"
 #include "reference/fused_q_args.h"
 
 namespace qcheck {

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "fuzz/case.h"
+#include "fuzz/case/case.h"
 
 namespace qcheck {
 

@@ -16,10 +16,10 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/backend.h"
-#include "fuzz/case.h"
-#include "fuzz/case_binary.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/case/case.h"
+#include "fuzz/case/case_binary.h"
+#include "fuzz/verdict/verdict.h"
 #include "tests/gpu_gate/covering_grid.h"
 
 namespace qcheck {

@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/backend.h"
-#include "fuzz/case.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/case/case.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace qcheck {
 namespace {

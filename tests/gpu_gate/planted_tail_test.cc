@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/backend.h"
-#include "fuzz/device_mirror.h"
-#include "fuzz/minimize.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/buffers/device_mirror.h"
+#include "fuzz/minimize/minimize.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace qcheck {
 namespace {

@@ -3,9 +3,9 @@
 // log2f ceiling shows as whole rows off by a power of two.
 #include <gtest/gtest.h>
 
-#include "fuzz/backend.h"
-#include "fuzz/device_mirror.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/buffers/device_mirror.h"
+#include "fuzz/verdict/verdict.h"
 #include "reference/fused_q_oracle.h"
 #include "tests/harness/case_samples.h"
 

@@ -1,12 +1,12 @@
-// The fixed-grid baseline (fuzz/baseline.h): the grid is the shipped test's,
+// The fixed-grid baseline (tools/mutants/baseline.h): the grid is the shipped test's,
 // a correct kernel passes it, a bug it can see is caught, and a bug inside
 // its tolerances or outside its grid is missed (the point of qcheck).
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "fuzz/backend.h"
-#include "fuzz/baseline.h"
+#include "fuzz/backends/backend.h"
+#include "tools/mutants/baseline.h"
 
 namespace qcheck {
 namespace {

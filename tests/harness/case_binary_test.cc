@@ -1,9 +1,9 @@
 // The binary case form: canonical round trips and strict refusals.
-#include "fuzz/case_binary.h"
+#include "fuzz/case/case_binary.h"
 
 #include <gtest/gtest.h>
 
-#include "fuzz/prng.h"
+#include "fuzz/case/prng.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {
@@ -12,7 +12,7 @@ namespace {
 constexpr int kSamples = 2000;
 
 // Byte offsets of a few fields in version 1 (magic 4 + version 2, then the
-// fields of fuzz/case_fields.h in order: 6 int64, then one-byte enums).
+// fields of fuzz/case/case_fields.h in order: 6 int64, then one-byte enums).
 constexpr size_t kHeader = 6;
 constexpr size_t kQueryPathOffset = kHeader + 6 * 8;
 constexpr size_t kHasIndexerOffset = kQueryPathOffset + 1;

@@ -1,9 +1,9 @@
 // The JSON case form: round trips, hand edits, and refusals naming the field.
-#include "fuzz/case_json.h"
+#include "fuzz/case/case_json.h"
 
 #include <gtest/gtest.h>
 
-#include "fuzz/case_file.h"
+#include "fuzz/case/case_file.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -1,7 +1,7 @@
 #include "tests/harness/case_samples.h"
 
-#include "fuzz/case_names.h"
-#include "fuzz/prng.h"
+#include "fuzz/case/case_names.h"
+#include "fuzz/case/prng.h"
 
 namespace qcheck::test {
 

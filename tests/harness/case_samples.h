@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/case.h"
+#include "fuzz/case/case.h"
 
 namespace qcheck::test {
 

@@ -2,8 +2,8 @@
 // impossible case, and the memory cap.
 #include <gtest/gtest.h>
 
-#include "fuzz/case.h"
-#include "fuzz/tensor_plan.h"
+#include "fuzz/case/case.h"
+#include "fuzz/case/tensor_plan.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {
@@ -87,7 +87,7 @@ TEST(CaseValidate, EnumsLayoutsAliasProfileAndScale) {
             }),
             "q_scale = 0x80000000 must be a positive, finite, normal fp32");
   // div.full with a q_scale that is not a power of two is judged by its
-  // acceptance set (fuzz/judge.h): a valid case.
+  // acceptance set (fuzz/verdict/judge.h): a valid case.
   EXPECT_EQ(error_after([](Case& c) {
               c.query_path = QueryPath::kFp8Packed;
               c.profile = "vllm-triton";

@@ -1,12 +1,12 @@
 // The verdict's classification, proven by planting each fault by hand into
 // copies of the expected tensors.
-#include "fuzz/compare.h"
+#include "fuzz/verdict/compare.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "fuzz/verdict.h"
+#include "fuzz/verdict/verdict.h"
 #include "reference/conversions.h"
 #include "tests/harness/case_samples.h"
 

@@ -1,7 +1,7 @@
-// The .npy exchange (fuzz/npy.h, fuzz/exchange.h): the format, the export,
+// The .npy exchange (fuzz/exchange/npy.h, fuzz/exchange/exchange.h): the format, the export,
 // a kernel run through the files, one changed byte found at its element,
 // and every broken file refused with its name and field.
-#include "fuzz/exchange.h"
+#include "fuzz/exchange/exchange.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,9 +10,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "fuzz/backend.h"
-#include "fuzz/judge.h"
-#include "fuzz/npy.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/exchange/npy.h"
+#include "fuzz/verdict/judge.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -1,9 +1,9 @@
-// The judge (fuzz/judge.h): acceptance sets and --profile auto (and, at the
-// end, kernel against kernel, fuzz/against.h, which judges under auto), proven on
+// The judge (fuzz/verdict/judge.h): acceptance sets and --profile auto (and, at the
+// end, kernel against kernel, fuzz/verdict/against.h, which judges under auto), proven on
 // outputs assembled by hand from the oracle's sets under several profiles
 // and patterns: rows mixed between patterns, codes moved inside and outside
 // div.full's 2 ulp, one element no profile gives.
-#include "fuzz/judge.h"
+#include "fuzz/verdict/judge.h"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/against.h"
-#include "fuzz/compare.h"
-#include "fuzz/verdict.h"
+#include "fuzz/verdict/against.h"
+#include "fuzz/verdict/compare.h"
+#include "fuzz/verdict/verdict.h"
 #include "reference/conversions.h"
 #include "reference/quotient.h"
 #include "tests/harness/case_samples.h"

@@ -1,4 +1,4 @@
-// The plugin door (capi/qcheck_plugin.h, fuzz/plugin.h) with the host-memory
+// The plugin door (include/qcheck/qcheck_plugin.h, fuzz/backends/plugin.h) with the host-memory
 // example plugins around the CPU model (capi/plugins/host_model_plugin.cc):
 // loading and its refusals, the translation of a launch both ways, the
 // declared domain and its repair, an error status, and the verdict and
@@ -12,11 +12,11 @@
 #include <sstream>
 
 #include "capi/plugins/plugin_args.h"
-#include "fuzz/case_file.h"
-#include "fuzz/minimize.h"
-#include "fuzz/plugin.h"
-#include "fuzz/tensors.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/plugin.h"
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/minimize/minimize.h"
+#include "fuzz/verdict/verdict.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -1,9 +1,9 @@
 // repeat_backend: runs of one backend compared with each other, byte for byte.
 #include <gtest/gtest.h>
 
-#include "fuzz/backend.h"
-#include "fuzz/repeat.h"
-#include "fuzz/tensors.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/verdict/repeat.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "fuzz/case_binary.h"
-#include "fuzz/case_file.h"
-#include "fuzz/device_mirror.h"
+#include "fuzz/buffers/device_mirror.h"
+#include "fuzz/case/case_binary.h"
+#include "fuzz/case/case_file.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {
@@ -72,7 +72,7 @@ TEST(Replay, PassExitsZero) {
 
 TEST(Replay, MismatchExitsOneWithAPlantedBug) {
 #ifndef QCHECK_HAVE_CPU_MODEL
-  GTEST_SKIP() << "fuzz/cpu_model.cc is not built: no planted-bug CPU backend";
+  GTEST_SKIP() << "fuzz/backends/cpu_model.cc is not built: no planted-bug CPU backend";
 #endif
   Case c = test::small_case();  // bf16 packed: truncation shows in the rope tail
   const std::string path = write_case("mismatch.json", c, CaseForm::kJson);

@@ -1,6 +1,6 @@
 // Guarded buffers and tensor sets: sentinels, padding, poison, the exact
 // alias, and launch arguments that the launch validation accepts.
-#include "fuzz/tensors.h"
+#include "fuzz/buffers/tensors.h"
 
 #include <gtest/gtest.h>
 

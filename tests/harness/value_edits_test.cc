@@ -4,9 +4,9 @@
 
 #include <cstring>
 
-#include "fuzz/case_binary.h"
-#include "fuzz/case_json.h"
-#include "fuzz/tensors.h"
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/case/case_binary.h"
+#include "fuzz/case/case_json.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -1,6 +1,6 @@
 // Input generation: deterministic, rows independent of T, positions inside
 // [0, P), and the edge recipes really reach the edges they aim at.
-#include "fuzz/values.h"
+#include "fuzz/buffers/values.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <cstring>
 #include <set>
 
-#include "fuzz/value_rows.h"
-#include "fuzz/verdict.h"
+#include "fuzz/buffers/value_rows.h"
+#include "fuzz/verdict/verdict.h"
 #include "reference/float_bits.h"
 #include "tests/harness/case_samples.h"
 

@@ -1,4 +1,4 @@
-// The minimizer (fuzz/minimize.h) on the planted bugs of the CPU model: from
+// The minimizer (fuzz/minimize/minimize.h) on the planted bugs of the CPU model: from
 // a random failing case it reaches the smallest case that still shows the
 // bug, keeps the failure at every step, and refuses to slip to another one.
 // Prints the reduction table (elements before and after, verdicts, time)
@@ -11,12 +11,12 @@
 #include <cstring>
 #include <vector>
 
-#include "fuzz/backend.h"
-#include "fuzz/case_file.h"
-#include "fuzz/minimize.h"
-#include "fuzz/prng.h"
-#include "fuzz/targets/case_mutator.h"
-#include "fuzz/tensors.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/case/prng.h"
+#include "fuzz/minimize/minimize.h"
+#include "fuzz/mutator/case_mutator.h"
 
 namespace qcheck {
 namespace {

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "fuzz/case_file.h"
-#include "fuzz/verdict.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace qcheck {
 namespace {

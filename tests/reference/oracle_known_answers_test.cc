@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/case.h"
+#include "fuzz/case/case.h"
 #include "gtest/gtest.h"
 #include "reference/float_bits.h"
 #include "reference/simd_rows.h"

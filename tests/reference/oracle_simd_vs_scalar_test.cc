@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/case.h"
+#include "fuzz/case/case.h"
 #include "reference/profile.h"
 #include "tests/reference/oracle_table_runs.h"
 #include "tests/reference/target_fixture.h"

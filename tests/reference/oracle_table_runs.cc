@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "fuzz/compare.h"
-#include "fuzz/report.h"
+#include "fuzz/verdict/compare.h"
+#include "fuzz/verdict/report.h"
 #include "gtest/gtest.h"
 #include "reference/fused_q_oracle.h"
 #include "tests/reference/f32_sweep.h"

@@ -2,7 +2,7 @@
 // (fuzz/): the case's TensorSet is built (guarded buffers, poisoned outputs,
 // inputs from the case's recipes), optionally given hand-written input
 // elements, filled by run_fused_q_oracle under one row table, and checked
-// byte for byte by fuzz/compare.h. The oracle tests here use it to hold the
+// byte for byte by fuzz/verdict/compare.h. The oracle tests here use it to hold the
 // SIMD tables against the scalar spec table and to run hand-computed launches.
 #pragma once
 
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/case.h"
-#include "fuzz/tensors.h"
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/case/case.h"
 #include "reference/profile.h"
 #include "reference/row_ops.h"
 
@@ -44,7 +44,7 @@ OracleRun run_oracle_twice(const Case& c, const Profile& profile, const RowOps& 
 // clean.
 std::string side_effects(const Case& c, const OracleRun& run, const InputWriter& write_inputs = {});
 
-// The report (fuzz/report.h) of every byte where `actual` differs from
+// The report (fuzz/verdict/report.h) of every byte where `actual` differs from
 // `expected.a`: output elements, padding, sentinels, inputs. "" when every
 // byte of every buffer is identical.
 std::string differences(const Case& c, const OracleRun& expected, const OracleRun& actual);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "fuzz/prng.h"
+#include "fuzz/case/prng.h"
 #include "reference/float_bits.h"
 
 namespace qcheck::test {

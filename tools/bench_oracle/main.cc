@@ -1,7 +1,7 @@
 // qcheck-bench-oracle: how fast the CPU oracle runs, scalar spec vs Highway
 // SIMD rows, on a production-shaped fused_q, and how long one 2^32
 // conversion sweep of the SIMD rows takes per target. The launch is a Case
-// whose tensors the harness builds (fuzz/tensors.h), like every other run.
+// whose tensors the harness builds (fuzz/buffers/tensors.h), like every other run.
 // Targets (task brief): SIMD >= 8x scalar; a 2^32 sweep < 10 s per target on
 // 2 cores. Single-threaded oracle runs; median of --runs runs.
 #include <algorithm>
@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "fuzz/case.h"
-#include "fuzz/compare.h"
-#include "fuzz/report.h"
-#include "fuzz/tensors.h"
-#include "fuzz/verdict.h"
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/case/case.h"
+#include "fuzz/verdict/compare.h"
+#include "fuzz/verdict/report.h"
+#include "fuzz/verdict/verdict.h"
 #include "reference/float_bits.h"
 #include "reference/fused_q_oracle.h"
 #include "reference/profile.h"
@@ -244,7 +244,7 @@ void run_sweeps() {
 // Scalar vs SIMD on the launch of the first `tokens` tokens (the same rows
 // as the timed launch: a row's values do not depend on T): the scalar set is
 // the expected one, the SIMD table fills two sets (poisons A and B), and
-// fuzz/compare.h checks every byte of every buffer, guards included.
+// fuzz/verdict/compare.h checks every byte of every buffer, guards included.
 bool tables_agree(int64_t tokens, bool aliased) {
   const Case c = production_case(tokens, aliased);
   check_case(c, "--scalar-tokens");

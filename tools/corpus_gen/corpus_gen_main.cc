@@ -20,8 +20,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "fuzz/case_binary.h"
-#include "fuzz/case_file.h"
+#include "fuzz/case/case_binary.h"
+#include "fuzz/case/case_file.h"
 #include "tools/corpus_gen/seed_grid.h"
 
 namespace fs = std::filesystem;

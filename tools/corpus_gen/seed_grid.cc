@@ -5,13 +5,13 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "fuzz/case_binary.h"
-#include "fuzz/case_json.h"
-#include "fuzz/case_names.h"
-#include "fuzz/npy.h"
-#include "fuzz/targets/model_shapes.h"
+#include "fuzz/buffers/value_rows.h"
+#include "fuzz/case/case_binary.h"
+#include "fuzz/case/case_json.h"
+#include "fuzz/case/case_names.h"
+#include "fuzz/exchange/npy.h"
+#include "fuzz/mutator/model_shapes.h"
 #include "fuzz/targets/numerics_input.h"
-#include "fuzz/value_rows.h"
 
 namespace qcheck::corpus {
 namespace {
@@ -362,7 +362,7 @@ std::vector<NamedBytes> case_decode_seeds() {
   // JSON number type makes nlohmann throw out_of_range, not parse_error.
   const std::string overflow = R"({"num_tokens": 1, "seed": 84e59317352044662983})";
   out.push_back({"json-number-overflow", std::vector<uint8_t>(overflow.begin(), overflow.end())});
-  // The .npy reader reads the same bytes (fuzz/npy.h): arrays as numpy.save
+  // The .npy reader reads the same bytes (fuzz/exchange/npy.h): arrays as numpy.save
   // writes them, and one cut short.
   std::vector<uint8_t> words;
   for (int i = 0; i < 12; ++i) words.push_back(uint8_t(i * 7));

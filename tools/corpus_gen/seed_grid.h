@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/case.h"
+#include "fuzz/case/case.h"
 
 namespace qcheck::corpus {
 

@@ -1,5 +1,5 @@
 // qcheck-case export CASE DIR: the case's tensors as .npy files for a kernel
-//   that runs elsewhere, with manifest.json (fuzz/exchange.h).
+//   that runs elsewhere, with manifest.json (fuzz/exchange/exchange.h).
 // qcheck-case expected CASE DIR [--profile P]: the oracle's outputs as
 //   expected_NAME.npy (P: a named profile; default the case's).
 // qcheck-case run DIR --backend B: runs a backend of qcheck-replay (or
@@ -12,10 +12,10 @@
 #include <cstdio>
 #include <string>
 
-#include "fuzz/backend.h"
-#include "fuzz/case_file.h"
-#include "fuzz/exchange.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/exchange/exchange.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // qcheck-check DIR [--profile P|auto] [--json] [--max-listed N]: the
 // verdict on the outputs a kernel wrote into the .npy files of DIR (written
-// by qcheck-case export; fuzz/exchange.h), as qcheck-replay gives it for an
+// by qcheck-case export; fuzz/exchange/exchange.h), as qcheck-replay gives it for an
 // in-process backend: every output element bit for bit under the profile
 // (default the case's; a named profile, NAME+any-fma, or auto), sentinels
 // and padding untouched, inputs unchanged. One run: an output element that
@@ -12,9 +12,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "fuzz/exchange.h"
-#include "fuzz/judge.h"
-#include "fuzz/verdict.h"
+#include "fuzz/exchange/exchange.h"
+#include "fuzz/verdict/judge.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace {
 

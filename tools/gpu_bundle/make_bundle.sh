@@ -18,8 +18,9 @@
 #               (libqcheck_mutant_*.so and the harmless twins libqcheck_twin_*.so,
 #               with the shared CUDA runtime they load)
 #   corpus/     the repository's corpus folder
-#   plugins/    qcheck_plugin.h and the nvcc-only example plugin's source (the
-#               gate builds it with nvcc); the built example plugins are in lib/
+#   plugins/    include/qcheck/qcheck_plugin.h and the nvcc-only example plugin's
+#               source (the gate builds it with nvcc -I plugins/include); the
+#               built example plugins are in lib/
 #   python/     the Python package (qcheck over lib/libqcheck.so): PYTHONPATH=DIR/python;
 #               python/examples/run_examples.py runs the examples there
 #   qcheck      the front door there: `qcheck fuzz [--mode=pr|batch] [MINUTES]`
@@ -51,8 +52,9 @@ cmake --build "$build" -j "$jobs" >"$build/qcheck-build.log" 2>&1 || { tail -50 
 
 fuzz_build=$repo/build-bundle-fuzz
 say "configuring $fuzz_build (preset fuzz-gpu: clang, libFuzzer, CUDA, no sanitizer)"
+mkdir -p "$fuzz_build"
 cmake --preset fuzz-gpu -S "$repo" -B "$fuzz_build" '-DCMAKE_BUILD_RPATH=$ORIGIN/../lib' \
-  >"$fuzz_build.configure.log" 2>&1 || { cat "$fuzz_build.configure.log"; exit 1; }
+  >"$fuzz_build/qcheck-configure.log" 2>&1 || { cat "$fuzz_build/qcheck-configure.log"; exit 1; }
 cmake --build "$fuzz_build" -j "$jobs" --target fused_q_fuzzer numerics_fuzzer case_decode_fuzzer \
   >"$fuzz_build/qcheck-build.log" 2>&1 || { tail -50 "$fuzz_build/qcheck-build.log"; exit 1; }
 
@@ -112,8 +114,8 @@ cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
 find "$build/capi/plugins" -maxdepth 1 \( -name 'libqcheck_*plugin*.so' -o -name 'libqcheck_mutant_*.so' \
   -o -name 'libqcheck_twin_*.so' \) \
   -exec cp {} "$out/lib/" \;
-mkdir -p "$out/plugins/nvcc_only"
-cp "$repo/capi/qcheck_plugin.h" "$out/plugins/"
+mkdir -p "$out/plugins/nvcc_only" "$out/plugins/include/qcheck"
+cp "$repo/include/qcheck/qcheck_plugin.h" "$out/plugins/include/qcheck/"
 git -C "$repo" ls-files --cached --others --exclude-standard capi/plugins/nvcc_only | while read -r f; do cp "$repo/$f" "$out/plugins/nvcc_only/"; done
 
 # Shared libraries beyond glibc, libstdc++ and libgcc (present on any host).
@@ -131,7 +133,7 @@ find "$out/tests" -name manifest.tsv -prune -o -type f -exec chmod +x {} \;
 
 if [[ -d "$repo/corpus" ]]; then cp -r "$repo/corpus" "$out/corpus"; else mkdir -p "$out/corpus"; fi
 for f in tools/gpu_bundle/run_gpu_gate.sh tools/gpu_bundle/run_mutants_gate.sh tools/gpu_bundle/qcheck tools/gpu_bundle/run_fuzz.sh \
-         tools/fuzz_campaign/run_campaign.sh tools/fuzz_campaign/campaign_report.sh tests/fuzz_smoke/campaign_test.sh; do
+         tools/fuzz_campaign/run_campaign.sh tools/fuzz_campaign/campaign_gpus.sh tools/fuzz_campaign/campaign_report.sh tests/fuzz_smoke/campaign_test.sh; do
   cp "$repo/$f" "$out/"
   chmod +x "$out/$(basename "$f")"
 done

@@ -2,7 +2,7 @@
 # The GPU gate, run from inside a bundle made by make_bundle.sh:
 #   1. nvidia-smi
 #   1b. the nvcc-only example plugin built with nvcc alone from its one .cu
-#      file and capi/qcheck_plugin.h (as a user builds one here); the gate
+#      file and include/qcheck/qcheck_plugin.h (as a user builds one here); the gate
 #      test then runs it over the covering grid, eager and from CUDA graphs
 #   2. every test binary of tests/manifest.tsv, called directly (the ctest
 #      files of the build tree hold absolute build paths), with its pass /
@@ -79,7 +79,7 @@ fi
 # 1b. The nvcc-only plugin, built as a user on this host would.
 nvcc_plugin="$logdir/libfused_q_plugin.so"
 nvcc_bin=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-if "$nvcc_bin" -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I"$here/plugins" \
+if "$nvcc_bin" -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I"$here/plugins/include" \
     "$here/plugins/nvcc_only/fused_q_plugin.cu" -o "$nvcc_plugin" >"$logdir/nvcc-plugin.log" 2>&1; then
   export QCHECK_NVCC_PLUGIN="$nvcc_plugin"
   record "nvcc-only plugin built" PASS "$("$nvcc_bin" --version | tail -1)"

@@ -3,7 +3,7 @@
 //                 [--no-explain]
 //
 // Shrinks a failing case (a libFuzzer artifact, a corpus file or a JSON case)
-// to the smallest one that fails the same way on backend B (fuzz/minimize.h),
+// to the smallest one that fails the same way on backend B (fuzz/minimize/minimize.h),
 // and writes into DIR (default minimized-DIGEST): minimized.json and
 // minimized.case (binary), report.txt, regression_test.cc and replay.txt (the
 // one-line replay command); --save-regression also adds the case to
@@ -34,13 +34,13 @@
 #include <thread>
 #include <vector>
 
-#include "fuzz/backend.h"
-#include "fuzz/case_binary.h"
-#include "fuzz/case_file.h"
-#include "fuzz/minimize.h"
-#include "fuzz/minimize_report.h"
-#include "fuzz/repeat.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/case/case_binary.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/minimize/minimize.h"
+#include "fuzz/minimize/minimize_report.h"
+#include "fuzz/verdict/repeat.h"
+#include "fuzz/verdict/verdict.h"
 
 extern char** environ;
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/backend.h"
-#include "fuzz/case.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/case/case.h"
 
 namespace qcheck::mutants {
 

@@ -9,11 +9,11 @@
 // marked planted_bug whose failure does not end the process, every harmless
 // twin, and the CUDA catalogue's plugins where the GPU and the libraries
 // are: cuda-blocked+bug=NAME; or the --backends named) is fuzzed from an empty corpus
-// with each seed by the in-process loop of fuzz/targets/bin_fuzz.h until its
+// with each seed by the in-process loop of fuzz/mutator/bin_fuzz.h until its
 // first finding, within the budgets (default 100000 executions, 60 s per
 // seed). The finding is minimized (--minimize-seconds, default 10; 0: not;
 // --minimize-seeds N: only the first N seeds' findings)
-// and the bug run through the fixed-grid baseline (fuzz/baseline.h: the test
+// and the bug run through the fixed-grid baseline (tools/mutants/baseline.h: the test
 // that ships with vLLM's kernel). The correct kernels (--clean, default
 // cpu-model and, with a GPU, cuda-blocked) run --clean-executions (default
 // 20000) per seed and must give no finding. A bug the fuzzer misses that
@@ -39,8 +39,8 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/minimize.h"
-#include "fuzz/tensor_plan.h"
+#include "fuzz/case/tensor_plan.h"
+#include "fuzz/minimize/minimize.h"
 #include "tools/mutants/mutants.h"
 
 namespace {
@@ -80,10 +80,10 @@ struct Settings {
 };
 
 std::string source_file(const std::string& backend) {
-  if (backend.rfind("cpu-model", 0) == 0) return "fuzz/cpu_model.cc";
+  if (backend.rfind("cpu-model", 0) == 0) return "fuzz/backends/cpu_model.cc";
   if (backend.rfind("cuda-legacy", 0) == 0) return "kernels/legacy_kernel.cu";
   if (backend.rfind("cuda-", 0) == 0) return "kernels/blocked_kernel.cu";
-  return "fuzz/backends.cc";
+  return "fuzz/backends/backends.cc";
 }
 
 MutantResult measure(const qcheck::Backend& b, Kind kind, const Settings& s) {

@@ -3,7 +3,7 @@
 // qcheck-replay --list-backends
 //
 // B is a backend of --list-backends or plugin:PATH, a kernel built outside
-// the project (capi/qcheck_plugin.h); a case outside a plugin's declared
+// the project (include/qcheck/qcheck_plugin.h); a case outside a plugin's declared
 // domain is invalid input (2), not a mismatch.
 //
 // Runs case files (binary, libFuzzer artifacts, or JSON; a directory means
@@ -13,7 +13,7 @@
 // nondeterminism fails the file). --quiet prints only the files that do not
 // pass, and the summary line. --against B2 runs a second backend on the
 // same inputs and compares the two kernels' outputs with each other, each
-// judged under auto unless --profile says otherwise (fuzz/against.h); the
+// judged under auto unless --profile says otherwise (fuzz/verdict/against.h); the
 // file fails when they differ. --graph also captures the launch in a CUDA
 // graph, replays it and compares its bits with the eager launch's (the CUDA
 // backends and CUDA plugins; a difference is graph-replay-differs). Exit codes, the worst over the files: 0 pass,
@@ -27,11 +27,11 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/against.h"
-#include "fuzz/backend.h"
-#include "fuzz/case_file.h"
-#include "fuzz/repeat.h"
-#include "fuzz/verdict.h"
+#include "fuzz/backends/backend.h"
+#include "fuzz/case/case_file.h"
+#include "fuzz/verdict/against.h"
+#include "fuzz/verdict/repeat.h"
+#include "fuzz/verdict/verdict.h"
 
 namespace {
 

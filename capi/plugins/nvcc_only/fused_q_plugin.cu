@@ -1,7 +1,7 @@
 // fused_q_plugin.cu: an example fused_q kernel as a qcheck plugin, built with
 // nvcc alone (README.md beside this file):
 //
-//   nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I<dir of qcheck_plugin.h> fused_q_plugin.cu -o libfused_q_plugin.so
+//   nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I<dir holding qcheck/qcheck_plugin.h> fused_q_plugin.cu -o libfused_q_plugin.so
 //
 // It follows the "qcheck" profile bit for bit: interleaved MQA RoPE and the
 // indexer RoPE with the product with cos fused into an FMA and the product
@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qcheck_plugin.h"
+#include <qcheck/qcheck_plugin.h>
 
 namespace {
 

@@ -1,0 +1,44 @@
+// Runs a case on a CUDA device: the same guarded buffers are laid out in
+// device memory (device_mirror_cuda.cc says how), every byte (sentinels and
+// padding included) is copied to the device, the kernel is launched (this
+// project's through kernels/fused_q_launch.h, a plugin's through its own
+// launch), and every byte is copied back, so the verdict checks the device's
+// writes exactly as a CPU backend's. Built from device_mirror_cuda.cc when the build has CUDA and
+// from device_mirror_none.cc otherwise; this header needs no CUDA.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/case/case.h"
+#include "fuzz/case/outcome.h"
+#include "kernels/fused_q_launch.h"
+
+namespace qcheck {
+
+// "" when a CUDA device can run kernels here, else why not (no CUDA in this
+// build; cudaGetDeviceCount failed or found none). Asked once per process.
+std::string cuda_device_problem();
+
+// One launch over device pointers on `stream` (a cudaStream_t): "" when
+// launched, else one line. It need not synchronize.
+using DeviceLaunch = std::function<std::string(const FusedQArgs& args, void* stream)>;
+
+// kGraph captures the launch into a CUDA graph on a stream of its own,
+// instantiates and replays it (vLLM runs decode under CUDA graphs): the
+// verdict compares those bits with an eager launch's.
+enum class LaunchMode { kEager, kGraph };
+
+// Every CUDA call is checked; a failure becomes a runtime error naming the
+// call. A launch refused by validation is invalid input; a launch that
+// returns an error is a runtime error "`what`: error".
+Outcome run_on_cuda_device(const std::string& what, const DeviceLaunch& launch, const Case& c, TensorSet& tensors,
+                           LaunchMode mode = LaunchMode::kEager);
+
+// The launch of this project's kernels (kernels/fused_q_launch.h), and its
+// name for messages ("launch_fused_q(blocked)").
+DeviceLaunch project_kernel_launch(cuda::KernelDesign design, const cuda::LaunchOptions& options);
+std::string project_kernel_launch_name(cuda::KernelDesign design);
+
+}  // namespace qcheck

@@ -1,0 +1,58 @@
+// A TensorSet: every tensor of one case, each inside a guarded buffer, laid
+// out as the case's TensorPlan says. Inputs hold the generated values,
+// outputs a poison fill. The same function builds the set the oracle fills
+// (expected) and the sets a backend fills (got), so they differ only where
+// the backend wrote something different.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fuzz/buffers/guarded_buffer.h"
+#include "fuzz/case/case.h"
+#include "fuzz/case/tensor_plan.h"
+#include "reference/fused_q_args.h"
+
+namespace qcheck {
+
+// Two poison fills for output elements. Each output is checked after one run
+// with each: an element that keeps the poison of both runs was never written.
+// kA (0xFF bytes) is a NaN in f32, bf16 and e4m3; kB (0x5B bytes) is an
+// ordinary finite value in each, so neither is special to a kernel.
+enum class Poison : uint8_t { kA = 0, kB = 1 };
+uint8_t poison_byte(Poison poison);
+
+struct TensorSet {
+  TensorPlan plan;
+  std::vector<GuardedBuffer> buffers;  // one per plan.buffers entry
+  Poison poison = Poison::kA;
+
+  const TensorGeometry* find(TensorId id) const { return plan.find(id); }
+  uint8_t* element(const TensorGeometry& g, int64_t row, int64_t col, int64_t i) {
+    return buffers[g.buffer].payload() + g.element_offset(row, col, i) * element_bytes(g.type);
+  }
+  const uint8_t* element(const TensorGeometry& g, int64_t row, int64_t col, int64_t i) const {
+    return buffers[g.buffer].payload() + g.element_offset(row, col, i) * element_bytes(g.type);
+  }
+};
+
+// Builds every tensor of a valid case (validate_case returned ""): guarded
+// buffers, outputs filled with `poison`, inputs generated from the case's
+// recipes and seed (fuzz/buffers/values.h). With the exact alias, query_out's front
+// holds ql_nope's values, not poison.
+TensorSet build_tensor_set(const Case& c, Poison poison);
+
+// Fills every output element with `poison` again (the alias front keeps
+// ql_nope's values); sentinels, padding and inputs are left as they are.
+void fill_poison(TensorSet& set, Poison poison);
+
+// Launch arguments over payloads at `payload_bases` (one per buffer of the
+// plan; host or device addresses: nothing is dereferenced). The indexer
+// outputs are passed even when has_indexer is false, so that a kernel which
+// writes them anyway is caught; the indexer inputs are null then.
+FusedQArgs make_fused_q_args(const Case& c, const TensorPlan& plan,
+                             const std::vector<uint8_t*>& payload_bases);
+// The same over the set's own host buffers.
+FusedQArgs make_fused_q_args(const Case& c, TensorSet& set);
+
+}  // namespace qcheck

@@ -1,0 +1,270 @@
+#include "fuzz/buffers/values.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "fuzz/buffers/value_rows.h"
+#include "fuzz/case/prng.h"
+#include "reference/conversions.h"
+#include "reference/float_bits.h"
+#include "reference/row_ops.h"
+
+namespace qcheck {
+namespace {
+
+// Stream salts: one per tensor and per kind of choice.
+enum Salt : uint64_t {
+  kSaltPositions = 1,
+  kSaltMqaCache = 2,
+  kSaltIndexerCache = 3,
+  kSaltQPe = 4,
+  kSaltQlNope = 5,
+  kSaltIndexQ = 6,
+  kSaltWeights = 7,
+  kSaltRecipe = 8,
+  kSaltCacheKind = 9,
+  kSaltLargeOffset = 10,
+  kSaltRepeated = 11,
+};
+
+int64_t position_of(const Case& c, int64_t t) {
+  const int64_t P = c.cache_rows;
+  Xoshiro256 rng(mix_keys({c.seed, kSaltPositions, static_cast<uint64_t>(t)}));
+  switch (c.positions) {
+    case PositionsRecipe::kArangeModP: return t % P;
+    case PositionsRecipe::kRandom: return static_cast<int64_t>(rng.below(static_cast<uint64_t>(P)));
+    case PositionsRecipe::kNearEnd:
+      return P - 1 -
+             static_cast<int64_t>(rng.below(static_cast<uint64_t>(std::min<int64_t>(P, 4))));
+    case PositionsRecipe::kRepeated: {
+      // Three positions, fixed by the seed, chosen per token.
+      const uint64_t pick = rng.below(3);
+      return static_cast<int64_t>(mix_keys({c.seed, kSaltRepeated, pick}) %
+                                  static_cast<uint64_t>(P));
+    }
+  }
+  return 0;
+}
+
+// The recipe of one row: the case's, or under kMixed one chosen per row.
+ValueRecipe row_recipe(const Case& c, uint64_t salt, int64_t row, int64_t col) {
+  if (c.values != ValueRecipe::kMixed) return c.values;
+  static constexpr ValueRecipe kChoices[] = {ValueRecipe::kNormal,      ValueRecipe::kMagnitudes,
+                                             ValueRecipe::kSpecials,    ValueRecipe::kScaleEdges,
+                                             ValueRecipe::kZeroRows,    ValueRecipe::kScaleBand,
+                                             ValueRecipe::kCancellation};
+  const uint64_t h =
+      mix_keys({c.seed, kSaltRecipe, salt, static_cast<uint64_t>(row), static_cast<uint64_t>(col)});
+  return kChoices[h % 7];
+}
+
+enum class CacheRowKind { kNoise, kRotary, kRotaryLarge, kBand };
+
+CacheRowKind cache_row_kind(const Case& c, bool indexer, int64_t p, bool referenced) {
+  if (!referenced) return CacheRowKind::kNoise;
+  const bool band_possible = indexer && c.indexer_cache_dtype == FloatType::kF32;
+  switch (c.values) {
+    case ValueRecipe::kLargePositions: return CacheRowKind::kRotaryLarge;
+    case ValueRecipe::kScaleBand:
+      return band_possible ? CacheRowKind::kBand : CacheRowKind::kRotary;
+    case ValueRecipe::kMixed:
+      switch (mix_keys({c.seed, kSaltCacheKind, indexer ? 1u : 0u, static_cast<uint64_t>(p)}) % 4) {
+        case 0: return band_possible ? CacheRowKind::kBand : CacheRowKind::kRotary;
+        case 1: return CacheRowKind::kRotaryLarge;
+        default: return CacheRowKind::kRotary;
+      }
+    default: return CacheRowKind::kRotary;
+  }
+}
+
+int band_m_of_row(const Case& c, int64_t p) {
+  // m = 1 mostly, 2 sometimes (both inside the band for many exponents).
+  return mix_keys({c.seed, kSaltCacheKind, 7u, static_cast<uint64_t>(p)}) % 4 == 0 ? 2 : 1;
+}
+
+// base^(-2i/R) for i < R/2: the rotary frequencies, the same for every row.
+std::vector<double> rotary_frequencies(const Case& c, bool indexer) {
+  const double base = indexer ? kIndexerRopeBase : kMqaRopeBase;
+  std::vector<double> frequency(static_cast<size_t>(c.rope_dim / 2));
+  for (size_t i = 0; i < frequency.size(); ++i) {
+    frequency[i] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(c.rope_dim));
+  }
+  return frequency;
+}
+
+// Cos/sin of one cache row in f32 (cos in [0, R/2), sin after).
+void cache_row_values(const Case& c, bool indexer, int64_t p, CacheRowKind kind,
+                      const std::vector<double>& frequency, float* row) {
+  const int64_t R = c.rope_dim, half = R / 2;
+  Xoshiro256 rng(
+      mix_keys({c.seed, indexer ? kSaltIndexerCache : kSaltMqaCache, static_cast<uint64_t>(p)}));
+  if (kind == CacheRowKind::kNoise) {
+    for (int64_t i = 0; i < R; ++i) row[i] = static_cast<float>(rng.symmetric_unit());
+    return;
+  }
+  if (kind == CacheRowKind::kBand) {
+    const float cos = float_from_bits(0x3F800000u + static_cast<uint32_t>(band_m_of_row(c, p)));
+    for (int64_t i = 0; i < half; ++i) {
+      row[i] = cos;
+      row[half + i] = 0.0f;
+    }
+    return;
+  }
+  double position = static_cast<double>(p);
+  if (kind == CacheRowKind::kRotaryLarge) {
+    const uint64_t span = (uint64_t(1) << 24) - (uint64_t(1) << 20);
+    position +=
+        static_cast<double>((uint64_t(1) << 20) + mix_keys({c.seed, kSaltLargeOffset}) % span);
+  }
+  for (int64_t i = 0; i < half; ++i) {
+    const double angle = position * frequency[static_cast<size_t>(i)];
+    row[i] = static_cast<float>(std::cos(angle));
+    row[half + i] = static_cast<float>(std::sin(angle));
+  }
+  if (c.values == ValueRecipe::kSpecials) {
+    for (int64_t i = 0; i < R; ++i) {
+      if (rng.one_in(16))
+        row[i] = float_from_bits(f32_specials()[rng.below(f32_specials().size())]);
+    }
+  }
+}
+
+// Writes one cache. The rows' RoPE context is read back from the tensor
+// later, so it holds the stored (rounded) values.
+void fill_cache(const Case& c, TensorSet& set, TensorId id, FloatType dtype,
+                const std::vector<uint8_t>& referenced) {
+  const TensorGeometry* g = set.find(id);
+  if (g == nullptr) return;
+  const bool indexer = id == TensorId::kIndexerCache;
+  std::vector<float> row(static_cast<size_t>(c.rope_dim));
+  const std::vector<double> frequency = rotary_frequencies(c, indexer);
+  std::vector<uint16_t> bf16_row(row.size());
+  for (int64_t p = 0; p < g->rows; ++p) {
+    cache_row_values(c, indexer, p, cache_row_kind(c, indexer, p, referenced[p] != 0), frequency,
+                     row.data());
+    uint8_t* out = set.element(*g, p, 0, 0);  // a cache row is contiguous
+    if (dtype == FloatType::kF32) {
+      std::memcpy(out, row.data(), row.size() * 4);
+    } else {
+      // bf16 of the f32 values; specials keep their class (NaN stays NaN).
+      // The SIMD rows give the spec's bits (tests/reference).
+      simd_row_ops().bf16_from_f32_row(row.data(), bf16_row.data(), row.size(), Bf16Nan::k7FFF);
+      std::memcpy(out, bf16_row.data(), bf16_row.size() * 2);
+    }
+  }
+}
+
+// Cos/sin (f32) of cache row p as stored; `bits` is scratch for a bf16 row.
+void read_cache_row(const TensorSet& set, const TensorGeometry& g, int64_t p, std::vector<uint16_t>& bits,
+                    float* out) {
+  const uint8_t* in = set.element(g, p, 0, 0);  // a cache row is contiguous
+  if (g.type == ElementType::kF32) {
+    std::memcpy(out, in, static_cast<size_t>(g.width) * 4);
+    return;
+  }
+  bits.resize(static_cast<size_t>(g.width));
+  std::memcpy(bits.data(), in, bits.size() * 2);
+  simd_row_ops().f32_from_bf16_row(bits.data(), out, bits.size());
+}
+
+// Rows of a bf16 input; `cache` (null for ql_nope) gives each row the cos/sin
+// of its position for the recipes that aim at RoPE.
+void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
+               const TensorGeometry* cache, RopeStyle style,
+               const std::vector<int64_t>& positions) {
+  const TensorGeometry* g = set.find(id);
+  if (g == nullptr) return;
+  std::vector<uint16_t> row(static_cast<size_t>(g->width));
+  std::vector<float> cos_sin(static_cast<size_t>(c.rope_dim));
+  std::vector<uint16_t> cache_bits;
+  for (int64_t t = 0; t < g->rows; ++t) {
+    RowRope rope;
+    if (cache != nullptr) {
+      read_cache_row(set, *cache, positions[t], cache_bits, cos_sin.data());
+      rope.cos = cos_sin.data();
+      rope.sin = cos_sin.data() + c.rope_dim / 2;
+      rope.rope_width = c.rope_dim;
+      rope.style = style;
+      if (id == TensorId::kIndexQ) rope.band_m = indexer_band_m(c, positions[t]);
+    }
+    for (int64_t h = 0; h < g->cols; ++h) {
+      Xoshiro256 rng(mix_keys({c.seed, salt, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));
+      fill_bf16_row(row_recipe(c, salt, t, h), rng, rope, row.data(), g->width);
+      std::memcpy(set.element(*g, t, h, 0), row.data(), row.size() * 2);
+    }
+  }
+}
+
+void fill_weights(const Case& c, TensorSet& set) {
+  const TensorGeometry* g = set.find(TensorId::kIndexWeights);
+  if (g == nullptr) return;
+  for (int64_t t = 0; t < g->rows; ++t) {
+    for (int64_t h = 0; h < g->cols; ++h) {
+      Xoshiro256 rng(
+          mix_keys({c.seed, kSaltWeights, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));
+      const uint32_t bits = weight_bits(row_recipe(c, kSaltWeights, t, h), rng);
+      uint8_t* out = set.element(*g, t, h, 0);
+      if (g->type == ElementType::kF32) {
+        std::memcpy(out, &bits, 4);
+      } else {
+        // A NaN keeps its sign and top payload (made quiet so it stays NaN).
+        const uint16_t b16 = is_nan_bits(bits)
+                                 ? static_cast<uint16_t>((bits >> 16) | 0x0040)
+                                 : spec::bf16_from_f32(float_from_bits(bits), Bf16Nan::k7FFF);
+        std::memcpy(out, &b16, 2);
+      }
+    }
+  }
+}
+
+// The case's value edits, in order, over the generated values (a valid case:
+// validate_case checked every edit against the plan).
+void apply_edits(const Case& c, TensorSet& set) {
+  for (const ValueEdit& e : c.edits) {
+    const TensorGeometry* g = set.find(e.tensor);
+    if (g == nullptr) continue;
+    const int bytes = element_bytes(g->type);
+    const int64_t row_end = e.rows == -1 ? g->rows : e.row + e.rows;
+    const int64_t head_begin = e.head == -1 ? 0 : e.head, head_end = e.head == -1 ? g->cols : e.head + 1;
+    const int64_t element_end = e.elements == -1 ? g->width : e.element + e.elements;
+    for (int64_t row = e.row; row < row_end; ++row) {
+      for (int64_t head = head_begin; head < head_end; ++head) {
+        for (int64_t i = e.element; i < element_end; ++i) {
+          std::memcpy(set.element(*g, row, head, i), &e.bits, static_cast<size_t>(bytes));  // little-endian
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int indexer_band_m(const Case& c, int64_t position) {
+  if (cache_row_kind(c, true, position, true) != CacheRowKind::kBand) return 0;
+  return band_m_of_row(c, position);
+}
+
+void generate_inputs(const Case& c, TensorSet& set) {
+  const TensorGeometry* pg = set.find(TensorId::kPositions);
+  std::vector<int64_t> positions(static_cast<size_t>(c.num_tokens));
+  std::vector<uint8_t> referenced(static_cast<size_t>(c.cache_rows), 0);
+  for (int64_t t = 0; t < c.num_tokens; ++t) {
+    positions[t] = position_of(c, t);
+    referenced[positions[t]] = 1;
+    std::memcpy(set.element(*pg, t, 0, 0), &positions[t], 8);
+  }
+  fill_cache(c, set, TensorId::kMqaCache, c.mqa_cache_dtype, referenced);
+  fill_cache(c, set, TensorId::kIndexerCache, c.indexer_cache_dtype, referenced);
+  // The MQA rope is always interleaved (SEMANTICS.md, task 1).
+  fill_rows(c, set, TensorId::kQPe, kSaltQPe, set.find(TensorId::kMqaCache),
+            RopeStyle::kInterleaved, positions);
+  fill_rows(c, set, TensorId::kQlNope, kSaltQlNope, nullptr, RopeStyle::kInterleaved, positions);
+  fill_rows(c, set, TensorId::kIndexQ, kSaltIndexQ, set.find(TensorId::kIndexerCache),
+            c.indexer_rope, positions);
+  fill_weights(c, set);
+  apply_edits(c, set);
+}
+
+}  // namespace qcheck

@@ -1,0 +1,46 @@
+// The byte-for-byte comparison behind a verdict. Every byte of every guarded
+// buffer is checked: output elements bit for bit against the oracle, guard
+// bytes (sentinels, view padding) untouched, inputs unchanged outside the
+// declared alias; the two poison runs give unwritten and nondeterministic
+// elements. Bits are compared as integers, never as floats.
+#pragma once
+
+#include <cstddef>
+
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/case/case.h"
+#include "fuzz/verdict/report.h"
+
+namespace qcheck {
+
+// expected: built with Poison::kA and filled by the oracle. got_a, got_b: the
+// backend's results on sets built with Poison::kA and Poison::kB (each set's
+// `poison` says which). All four come from the same case. One run alone is
+// compared by passing the same set twice: every check but the two-run ones,
+// and an output element that still holds its run's poison is reported
+// unwritten (with two runs, a kernel that wrote the poison's very bits is
+// told apart).
+Report compare_runs(const Case& c, const TensorSet& expected, const TensorSet& got_a,
+                    const TensorSet& got_b, size_t max_listed = 20);
+
+// Every byte of `second` against `first` (two runs of one backend on the
+// same inputs and poison): each element or guard byte that differs is one
+// mismatch of class `as`, listed as run `run`. The graph replay check.
+Report compare_identical(const Case& c, const TensorSet& first, const TensorSet& second, MismatchClass as,
+                         char run, size_t max_listed = 20);
+
+// How many codes apart two values of one format are, in the format's numeric
+// order (adjacent codes 1, +0 and -0 the same), or -1 when either is NaN:
+// the ULP distance a report quotes.
+int64_t code_distance(ElementType type, uint32_t a, uint32_t b);
+
+// The value of an element's bits (e4m3 and bf16 widened exactly; NaN as NaN).
+double element_value(ElementType type, uint32_t bits);
+
+// Bits of one element at p (the low 32 bits of an int64).
+uint32_t load_bits(const uint8_t* p, ElementType type);
+
+// The part of a tensor that element `dim` belongs to (see Signature).
+const char* part_of(const Case& c, TensorId tensor, int64_t dim);
+
+}  // namespace qcheck

@@ -1,0 +1,82 @@
+// The verdict of one backend on one case: the whole data path of DESIGN.md in
+// one call. The case is validated, its tensors built; the oracle (the case's
+// profile unless overridden, SIMD rows unless scalar is chosen) fills the
+// expected set; the backend runs twice, on sets poisoned with kA and kB; then
+// every byte is compared (fuzz/verdict/compare.h).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "fuzz/backends/backend.h"
+#include "fuzz/buffers/tensors.h"
+#include "fuzz/case/case.h"
+#include "fuzz/case/outcome.h"
+#include "fuzz/verdict/phase_times.h"
+#include "fuzz/verdict/report.h"
+#include "reference/profile.h"
+#include "reference/row_ops.h"
+
+namespace qcheck {
+
+enum class OracleRows { kSimd, kScalar };
+
+struct VerdictOptions {
+  std::string profile;  // empty: the case's profile; "auto": every named profile (fuzz/verdict/judge.h)
+  OracleRows oracle_rows = OracleRows::kSimd;
+  size_t max_listed = 20;  // mismatches listed in the report
+  PhaseTimes* times = nullptr;  // when set, each phase's time is added to it
+  // Also run the launch captured in a CUDA graph and replayed (on poison A)
+  // and compare every byte with the eager run A: each difference is a
+  // mismatch of class graph-replay-differs. Backends without a graph launch
+  // (Backend::run_in_graph) refuse it as invalid input.
+  bool graph = false;
+};
+
+struct Verdict {
+  Outcome outcome;  // not ok: the case never got compared
+  Report report;
+  std::string backend;
+  std::string profile;       // as asked: a profile name, NAME+any-fma, or auto
+  std::string judged_under;  // the profile the report is under (auto: the one chosen)
+  std::vector<std::string> explaining;   // auto: every profile that explains the outputs
+  std::vector<std::string> explanation;  // fuzz/verdict/judge.h: acceptance choices, auto's findings
+  bool planted_bug = false;  // the backend is expected to fail
+  bool graph = false;        // a graph replay was compared with the eager run
+
+  bool passed() const { return outcome.is_ok() && report.passed(); }
+  // 0 pass, 1 mismatch, 2 invalid input, 3 runtime error.
+  int exit_code() const;
+};
+
+// With `run_a`, the backend's outputs of its first run (on poison A) are
+// copied there (kernel against kernel compares two such runs).
+Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions& options = {},
+                    TensorSet* run_a = nullptr);
+
+// Moves a judgement (fuzz/verdict/judge.h) into the verdict.
+struct Judgement;
+void take_judgement(Judgement&& judgement, Verdict* verdict);
+
+// Adds the graph check to a judged verdict: every byte where `replayed`
+// (the launch replayed from a CUDA graph, on poison A) differs from run A is
+// a graph-replay-differs mismatch of run 'G'.
+void add_graph_replay(const Case& c, const TensorSet& run_a, const TensorSet& replayed, Verdict* verdict);
+
+// The profile a verdict judges under: the options' when given, else the
+// backend's fixed profile, else the case's.
+std::string verdict_profile(const Case& c, const Backend& backend, const VerdictOptions& options);
+
+// The expected tensors: a set built from the case with `poison`, filled by
+// the oracle. "" in *error on success, else the oracle's refusal.
+TensorSet expected_tensors(const Case& c, const Profile& profile, const RowOps& rows, Poison poison,
+                           std::string* error);
+
+// One header line ("PASS ...", "FAIL ...", "INVALID INPUT: ...",
+// "RUNTIME ERROR: ...") and, on a mismatch, the report.
+std::string verdict_text(const Verdict& verdict, const Case& c);
+// The same as one JSON object.
+std::string verdict_json(const Verdict& verdict, const Case& c);
+
+}  // namespace qcheck
