@@ -40,6 +40,9 @@ const RowOps* TargetRowOps() {
 
 int64_t CompiledTarget() { return HWY_TARGET; }
 size_t FloatLanes() { return hn::Lanes(DF()); }
+bool RopeInVectors(bool fused) {
+  return VectorRopeIsExact(2, fused ? Contraction::kFuseCos : Contraction::kNone, Contraction::kNone);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace qcheck
@@ -58,6 +61,7 @@ HWY_EXPORT(IndexerRows);
 HWY_EXPORT(TargetRowOps);
 HWY_EXPORT(CompiledTarget);
 HWY_EXPORT(FloatLanes);
+HWY_EXPORT(RopeInVectors);
 
 namespace {
 
@@ -116,6 +120,7 @@ std::string simd_row_target_names() {
 
 int64_t simd_row_dispatched_target() { return HWY_DYNAMIC_DISPATCH(CompiledTarget)(); }
 size_t simd_row_dispatched_lanes() { return HWY_DYNAMIC_DISPATCH(FloatLanes)(); }
+bool simd_row_dispatched_rope_in_vectors(bool fused) { return HWY_DYNAMIC_DISPATCH(RopeInVectors)(fused); }
 
 const RowOps* simd_row_ops_for_target(int64_t target) {
   if ((hwy::SupportedTargets() & HWY_TARGETS & target) == 0) return nullptr;

@@ -32,6 +32,14 @@ std::string simd_row_target_names();
 int64_t simd_row_dispatched_target();
 size_t simd_row_dispatched_lanes();
 
+// Whether the dispatched target computes a RoPE row (of an even count) in
+// vectors under an unfused (fused = false) or a fused contraction pattern.
+// Where it does not, the row takes the scalar spec (std::fma): a fused
+// pattern needs a hardware FMA (HWY_NATIVE_FMA; SSSE3, SSE4 and EMU128 have
+// none), and the SCALAR target has no vectors at all. Tests that compare the
+// SIMD rows with the spec count such rows apart: there the spec meets itself.
+bool simd_row_dispatched_rope_in_vectors(bool fused);
+
 // A table whose entries call one target's code directly (no dispatch); its
 // name is the target's name. nullptr when that target is not compiled in or
 // not supported by this CPU. Safe to call from any thread.

@@ -4,16 +4,18 @@
 #
 #   campaign_test.sh MODE CAMPAIGN FUSED_Q_FUZZER NUMERICS_FUZZER CASE_DECODE_FUZZER REPLAY DICT CORPUS MINIMIZE
 #
-#   faults   batch mode, 1 min, a correct backend beside a planted fault and a
+#   faults   batch mode, a correct backend beside a planted fault and a
 #            planted bug: both found and grouped, the fault attributed to its
-#            input (its replay fails the same way), each group minimized, the
-#            correct backend goes on fuzzing and has no finding, the corpus is
-#            merged at the end.
+#            input (its replay fails the same way), every group minimized, the
+#            correct backend runs 1000 inputs after the fault's first finding
+#            and has none itself, the corpus is merged at the end. The test
+#            watches the run and stops it (SIGINT) once all of that happened,
+#            within the campaign's 5 minutes.
 #            The backends: QCHECK_TEST_CORRECT, QCHECK_TEST_FAULT (with
 #            QCHECK_TEST_FAULT_SIGNATURE, a regex, and the exit code of its
 #            replay, QCHECK_TEST_FAULT_EXIT), QCHECK_TEST_BUG; the defaults are
 #            the CPU ones, the GPU gate sets the CUDA ones (under MPS).
-#   pr       pr mode stops at the first new finding, well before its time
+#   pr       pr mode stops at the first new finding, before its time
 #   hang     a hang becomes a timeout finding
 #   signal   SIGTERM: the summary is printed, corpus kept, exit 143
 #   setup    an unwritable work folder and a full disk: one line, exit 2
@@ -43,6 +45,33 @@ run() {  # minutes [campaign args]: output in $work/out, exit in $status
   QCHECK_FUZZ_WORK_DIR=$work/run "$campaign" --bin "$work/bin" --corpus "$corpus" "$@" >"$work/out" 2>&1
   status=$?
 }
+start_in_background() {  # [campaign args]: the campaign's pid in $pid
+  QCHECK_FUZZ_WORK_DIR=$work/run "$campaign" --bin "$work/bin" --corpus "$corpus" "$@" >"$work/out" 2>&1 &
+  pid=$!
+}
+# While the campaign runs (reading its work folder, as its own progress line does):
+workers_of() {  # backend: the worker numbers that run it
+  awk -v b="$1" '$3 == b {sub(/^w/, "", $1); print $1}' "$work/run/workers.tsv" 2>/dev/null
+}
+executions_of() {  # backend: its inputs so far, over all its workers and their rounds
+  local total=0 i n f
+  for i in $(workers_of "$1"); do
+    for f in "$work"/run/status/w$i.r*; do
+      [ -f "$f" ] || continue
+      n=$(awk '$1 == "executions" {print $2}' "$f" 2>/dev/null)
+      total=$((total + ${n:-0}))
+    done
+  done
+  echo $total
+}
+findings_of() {  # backend: the findings its workers stopped on so far
+  local total=0 i n
+  for i in $(workers_of "$1"); do
+    n=$(grep -c '^finding' "$work/run/run/w$i.restarts" 2>/dev/null)
+    total=$((total + ${n:-0}))
+  done
+  echo $total
+}
 
 case "$mode" in
   faults)
@@ -52,18 +81,52 @@ case "$mode" in
     fault_exit=${QCHECK_TEST_FAULT_EXIT:-99}
     bug=${QCHECK_TEST_BUG:-cpu-model-bug-skip-last-tail-token}
     export QCHECK_FUZZ_BACKENDS=$correct,$fault,$bug
-    run --mode batch 1
+    # Wait for the events, not for a rate: the fault found, then the correct
+    # backend 1000 inputs further, and the bug found; the campaign's own 5
+    # minutes bound the wait.
+    start_in_background --mode batch 5
+    after_fault=""
+    while kill -0 $pid 2>/dev/null; do
+      if [ -z "$after_fault" ] && [ "$(findings_of "$fault")" -gt 0 ]; then after_fault=$(executions_of "$correct"); fi
+      if [ -n "$after_fault" ] && [ "$(executions_of "$correct")" -gt $((after_fault + 1000)) ] &&
+         [ "$(findings_of "$bug")" -gt 0 ]; then
+        kill -INT $pid
+        break
+      fi
+      sleep 2
+    done
+    ran=$(executions_of "$correct")
+    wait $pid
+    status=$?
+    [ -n "$after_fault" ] || fail "no finding on $fault within the campaign's time"
+    [ "$ran" -gt $((after_fault + 1000)) ] ||
+      fail "$correct ran $((ran - after_fault)) inputs after the fault's first finding, within the campaign's time"
     [ $status -eq 1 ] || fail "exit $status, expected 1 (findings)"
     expect "^  [0-9]+ x \\[$fault \\| $fault_signature" "the planted fault is a finding grouped by its signature"
     expect "^  [0-9]+ x \\[$bug \\| " "the planted bug is a finding"
     grep -q "^  [0-9]* x \\[$correct " "$work/out" && fail "a finding on the correct backend $correct"
-    line=$(grep -m1 "^  fused_q on $correct " "$work/out")
-    execs=$(awk '{print $6}' <<<"$line")
-    [ "${execs:-0}" -gt 1000 ] || fail "$correct ran only ${execs:-0} inputs beside the faulting worker: $line"
     expect '^worker restarts: [1-9]' "the workers that stopped were restarted"
     expect '^batch merge: fused_q [0-9]+ -> [0-9]+ files' "batch mode merges the corpus"
-    expect '^    minimized: T=[0-9]+ H=1 ' "each finding group is minimized"
+    # Every finding group is minimized: each group's lines (up to the next
+    # group) hold a minimized case.
+    groups=$(grep -c '^  [0-9]* x \[' "$work/out")
+    unminimized=$(awk '/^  [0-9]+ x \[/ {if (group != "" && !done) print group; group = $0; done = 0; next}
+                       /^    minimized: T=[0-9]+ / {done = 1}
+                       END {if (group != "" && !done) print group}' "$work/out")
+    [ "$groups" -ge 2 ] || fail "$groups finding groups, expected the fault's and the bug's"
+    [ -z "$unminimized" ] || fail "finding groups without a minimized case: $unminimized"
     grep -A3 "\\[$fault | " "$work/out" | grep -q '^    minimized: T=7 ' || fail "the fault is not minimized to T = 7"
+    grep -A3 "\\[$bug | " "$work/out" | grep -qE '^    minimized: T=[0-9]+ H=1 ' || fail "the bug is not minimized to one head"
+    # Workers ended by an other worker's fault: on the CPU no worker can end
+    # another (separate processes, no shared GPU context), so there must be
+    # none; under MPS there may be some, never more than the artifacts.
+    collateral=$(sed -n 's/^\([0-9]*\) artifacts of workers ended by an other.*/\1/p' "$work/out")
+    if [[ $fault == cuda-* ]]; then
+      artifacts=$(find "$work"/run/*/artifacts -type f | wc -l)
+      [ "${collateral:-0}" -le "$artifacts" ] || fail "$collateral collateral artifacts of $artifacts"
+    else
+      [ -z "$collateral" ] || fail "$collateral artifacts counted as ended by an other worker on the CPU backends"
+    fi
 
     # The fault is attributed to its input: its artifact fails the same way in a replay.
     command=$(grep -A1 "\\[$fault | " "$work/out" | sed -n 's/^    replay: //p' | head -1)
@@ -71,17 +134,18 @@ case "$mode" in
     ASAN_OPTIONS=exitcode=99 $command >/dev/null 2>&1
     replay_status=$?
     [ $replay_status -eq "$fault_exit" ] || fail "the fault's artifact exits $replay_status in a replay, not $fault_exit: $command"
-    grep -E '^[0-9]+ artifacts of workers ended by an other' "$work/out"
-    passed "fault and bug found and grouped, $correct ran $execs inputs, replay: $command"
+    passed "fault and bug found and grouped, $correct ran $((ran - after_fault)) inputs after the fault, replay: $command"
     ;;
   pr)
     export QCHECK_FUZZ_BACKENDS=cpu-simd,cpu-model-bug-log2f-scale
-    start=$SECONDS
-    run --mode pr 2
+    run --mode pr 5
     [ $status -eq 1 ] || fail "exit $status, expected 1"
+    # The line is written only when the loop broke on a new finding, before
+    # the deadline; the summary's header gives the seconds the loop ran.
     expect '^pr mode: stopped at the first new finding' "pr mode names the finding it stopped at"
-    [ $((SECONDS - start)) -lt 90 ] || fail "pr mode ran $((SECONDS - start)) s of its 2 min"
-    passed "pr mode stopped after $((SECONDS - start)) s"
+    ran=$(sed -n 's/^==== campaign summary: mode pr, \([0-9]*\)s of 5 min.*/\1/p' "$work/out")
+    [ -n "$ran" ] && [ "$ran" -lt 300 ] || fail "pr mode ran '${ran}' s of its 5 min"
+    passed "pr mode stopped after $ran s"
     ;;
   hang)
     export QCHECK_FUZZ_BACKENDS=cpu-simd,cpu-bug-hang QCHECK_FUZZ_TIMEOUT=3
@@ -91,9 +155,12 @@ case "$mode" in
     passed "the hang became a timeout finding"
     ;;
   signal)
-    QCHECK_FUZZ_WORK_DIR=$work/run "$campaign" --bin "$work/bin" --corpus "$corpus" 5 >"$work/out" 2>&1 &
-    pid=$!
-    sleep 20
+    start_in_background 5
+    # SIGTERM once the corpus holds a file (bound: 120 s), so that keeping it can be checked.
+    for ((waited = 0; waited < 120; waited += 2)); do
+      [ "$(find "$work/run/fused_q/corpus" -type f 2>/dev/null | wc -l)" -gt 0 ] && break
+      sleep 2
+    done
     kill -TERM $pid
     wait $pid
     status=$?

@@ -37,8 +37,16 @@ TEST(PlantedGpuBug, MissingTailGuardIsCaught) {
   EXPECT_TRUE(full_verdict.passed()) << verdict_text(full_verdict, full_blocks);
 
   const Verdict verdict = run_verdict(c, *backend);
-  EXPECT_FALSE(verdict.passed()) << "the planted tail bug went unnoticed";
   std::printf("%s\n", verdict_text(verdict, c).c_str());
+  ASSERT_EQ(verdict.exit_code(), 1) << "the planted tail bug went unnoticed or ended in an error";
+  // Its signature: the 15 tokens past T = 17 written over the back
+  // sentinels of the contiguous outputs, and nothing else.
+  bool sentinel_after = false;
+  for (const auto& [signature, count] : verdict.report.counts) {
+    EXPECT_EQ(signature.mismatch, MismatchClass::kSentinelOverwritten) << signature.text();
+    sentinel_after |= signature.part == "sentinel after";
+  }
+  EXPECT_TRUE(sentinel_after) << "no write past the last token shows";
 }
 
 // Proof that the graph check can fail: the blocked kernel whose launch, when

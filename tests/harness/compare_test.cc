@@ -207,10 +207,33 @@ TEST(Compare, RowWithOneWrongElementIsNotAPowerOfTwo) {
       *s->element(g, 5, 1, d) = spec::e4m3_from_f32(halved, E4m3Overflow::kSatFinite);
   }
   for (TensorSet* s : {&runs.a, &runs.b}) *s->element(g, 5, 1, 7) = 0x33;  // breaks the pattern
+  // The elements the row now gets wrong, counted here from the bytes.
+  int64_t wrong = 0;
+  for (int64_t d = 0; d < g.width; ++d) wrong += *runs.a.element(g, 5, 1, d) != *runs.expected.element(g, 5, 1, d);
+  ASSERT_GT(wrong, 1);
+
   const Report r = runs.compare();
-  EXPECT_EQ(r.counts.count(Signature{"index_q_fp8", "rope part", MismatchClass::kRowPowerOfTwo}),
-            0u)
-      << report_text(r);
+  // Each wrong element is reported as an element of its own value class,
+  // never the row as a power of two, and nothing else is reported.
+  int64_t reported = 0;
+  for (const auto& [signature, count] : r.counts) {
+    EXPECT_EQ(signature.tensor, "index_q_fp8") << report_text(r);
+    EXPECT_NE(signature.mismatch, MismatchClass::kRowPowerOfTwo) << report_text(r);
+    reported += count;
+  }
+  EXPECT_EQ(reported, wrong) << report_text(r);
+  EXPECT_EQ(r.total, wrong);
+  bool listed = false;
+  for (const Mismatch& m : r.first) {
+    EXPECT_EQ(m.token, 5);
+    EXPECT_EQ(m.head, 1);
+    if (m.dim == 7) {
+      listed = true;
+      EXPECT_EQ(m.got_bits, 0x33u);
+      EXPECT_EQ(m.expected_bits, *runs.expected.element(g, 5, 1, 7));
+    }
+  }
+  EXPECT_TRUE(listed) << "the element that breaks the pattern is not listed\n" << report_text(r);
 }
 
 TEST(Compare, WritesToDisabledIndexerOutputs) {

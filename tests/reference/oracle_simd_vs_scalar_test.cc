@@ -11,11 +11,16 @@
 // and sentinels included, must match; neither table may change an input, a
 // padding or sentinel byte; without the indexer its outputs stay untouched;
 // every output element is written, the same in both poison runs.
+#include <atomic>
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fuzz/case/case.h"
 #include "reference/profile.h"
+#include "reference/row_ops.h"
+#include "reference/simd_rows.h"
 #include "tests/reference/oracle_table_runs.h"
 #include "tests/reference/target_fixture.h"
 
@@ -96,7 +101,26 @@ std::vector<Case> case_grid() {
 class OracleSimdVsScalar : public SimdTargetTest {};
 QCHECK_INSTANTIATE_PER_TARGET(OracleSimdVsScalar);
 
+// Which of the profile's RoPE patterns this target computes in vectors: a
+// fused one without a hardware FMA, and every one on SCALAR, takes the scalar
+// spec inside the SIMD table (simd_rows.h), so there the comparison checks
+// the SIMD conversions, amax and quantization around a RoPE on the spec.
+// Printed per run, so the figures say what was compared.
+void print_rope_patterns(const Profile& p, const char* target) {
+  const std::pair<const char*, Contraction> patterns[] = {
+      {"mqa fp8 r1", p.mqa_fp8_r1},   {"mqa fp8 r2", p.mqa_fp8_r2},       {"mqa bf16 r1", p.mqa_bf16_r1},
+      {"mqa bf16 r2", p.mqa_bf16_r2}, {"indexer -", p.indexer_minus}, {"indexer +", p.indexer_plus}};
+  std::string vectors, spec;
+  for (const auto& [name, contraction] : patterns) {
+    std::string& into = simd_row_dispatched_rope_in_vectors(contraction != Contraction::kNone) ? vectors : spec;
+    into += (into.empty() ? "" : ", ") + std::string(name);
+  }
+  std::printf("%s, profile %s: RoPE in vectors: %s; on the scalar spec: %s\n", target, p.name.c_str(),
+              vectors.empty() ? "none" : vectors.c_str(), spec.empty() ? "none" : spec.c_str());
+}
+
 void compare_under(const Profile& profile, uint32_t q_scale_bits, const RowOps& simd, const char* target) {
+  print_rope_patterns(profile, target);
   size_t launches = 0;
   for (Case c : case_grid()) {
     c.profile = profile.name;
@@ -125,15 +149,91 @@ TEST_P(OracleSimdVsScalar, VllmTritonProfile) {
   compare_under(vllm_triton_profile(), 0x3EBD70A4, simd(), target_name());
 }
 
-// The other named profiles: the SIMD table where simd_rows_cover() says so,
-// the scalar spec otherwise (the comparison then proves the fallback).
-TEST_P(OracleSimdVsScalar, EveryNamedProfile) {
+// The other named profiles that the SIMD rows implement (simd_rows_cover):
+// compared for real, like the two above.
+TEST_P(OracleSimdVsScalar, EveryCoveredProfile) {
+  std::string compared;
   for (const std::string& name : profile_names()) {
     Profile p;
     ASSERT_TRUE(find_profile(name, &p));
+    if (!simd_rows_cover(p)) continue;
     SCOPED_TRACE(name);
     compare_under(p, 0x3EBD70A4, simd(), target_name());
+    compared += " " + name;
   }
+  std::printf("%s: SIMD against the scalar spec under%s\n", target_name(), compared.c_str());
+  EXPECT_NE(compared.find(" qcheck"), std::string::npos);
+}
+
+// A row table that counts its calls and forwards them to the SIMD table, to
+// see which table the oracle runs.
+std::atomic<size_t> g_spy_calls{0};
+const RowOps& spy_row_ops() {
+  static const RowOps ops{
+      "spy",
+      [](const uint16_t* in, float* out, size_t count) {
+        ++g_spy_calls;
+        simd_row_ops().f32_from_bf16_row(in, out, count);
+      },
+      [](const float* in, uint16_t* out, size_t count, Bf16Nan rule) {
+        ++g_spy_calls;
+        simd_row_ops().bf16_from_f32_row(in, out, count, rule);
+      },
+      [](const float* in, float divisor, uint8_t* out, size_t count, E4m3Overflow overflow) {
+        ++g_spy_calls;
+        simd_row_ops().quantize_row(in, divisor, out, count, overflow);
+      },
+      [](const float* in, size_t count) {
+        ++g_spy_calls;
+        return simd_row_ops().amax_row(in, count);
+      },
+      [](const float* x, const float* cos, const float* sin, size_t count, RopeStyle style, Contraction minus,
+         Contraction plus, float* out) {
+        ++g_spy_calls;
+        simd_row_ops().rope_row(x, cos, sin, count, style, minus, plus, out);
+      },
+      [](const uint16_t* in, size_t in_stride, const float* cos, const float* sin, size_t count, RopeStyle style,
+         Contraction minus, Contraction plus, Bf16Nan rule, uint16_t* out, size_t out_stride, size_t rows) {
+        ++g_spy_calls;
+        simd_row_ops().rope_bf16_rows(in, in_stride, cos, sin, count, style, minus, plus, rule, out, out_stride,
+                                      rows);
+      },
+      [](const uint16_t* in, size_t in_stride, const float* cos, const float* sin, size_t dim, size_t rope_dim,
+         RopeStyle style, const Profile& profile, uint8_t* out, size_t out_stride, float* scales, size_t rows) {
+        ++g_spy_calls;
+        simd_row_ops().indexer_rows(in, in_stride, cos, sin, dim, rope_dim, style, profile, out, out_stride, scales,
+                                    rows);
+      },
+      nullptr};
+  return ops;
+}
+
+// The named profiles the SIMD rows do not implement: the oracle must take
+// the scalar spec's table for them whatever table it is handed (comparing
+// SIMD with scalar there would compare the spec with itself). Checked with
+// the spy: no call for those, calls for a covered profile (so the spy can
+// see a table in use).
+TEST_P(OracleSimdVsScalar, UncoveredProfilesTakeTheScalarSpec) {
+  std::string fallback;
+  for (const std::string& name : profile_names()) {
+    Profile p;
+    ASSERT_TRUE(find_profile(name, &p));
+    g_spy_calls = 0;
+    for (Case c : case_grid()) {
+      c.profile = p.name;
+      c.q_scale_bits = 0x3EBD70A4;
+      const OracleRun run = run_oracle_twice(c, p, spy_row_ops());
+      ASSERT_EQ(run.refusal, "") << name << " " << describe(c);
+    }
+    if (simd_rows_cover(p)) {
+      EXPECT_GT(g_spy_calls.load(), 0u) << name << ": a covered profile must run the table it is handed";
+    } else {
+      EXPECT_EQ(g_spy_calls.load(), 0u) << name << ": the oracle ran the SIMD rows on a profile they do not implement";
+      fallback += " " + name;
+    }
+  }
+  std::printf("%s: the scalar spec's table, never the SIMD rows, under%s\n", target_name(), fallback.c_str());
+  EXPECT_FALSE(fallback.empty()) << "no named profile falls back: the test checks nothing";
 }
 
 }  // namespace

@@ -9,8 +9,11 @@
 // with specials (NaN, Inf, subnormals, 448 and neighbours), every contraction
 // pattern, NaN rule and the profile variants of the scale and overflow rules.
 // Outputs are compared as bits (codes, scales, bf16), and every element in
-// the gaps between rows and around them must keep its fill.
+// the gaps between rows and around them must keep its fill. Rows whose RoPE
+// the SIMD table computes on the scalar spec on this target are counted
+// apart and printed (RopePlaces).
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,7 @@
 #include "reference/profile.h"
 #include "reference/quotient.h"
 #include "reference/rope.h"
+#include "reference/simd_rows.h"
 #include "reference/ue8m0.h"
 #include "tests/reference/row_checks.h"
 #include "tests/reference/row_values.h"
@@ -58,6 +62,23 @@ std::vector<float> widen(const uint16_t* in, size_t count) {
   return out;
 }
 
+// Where the SIMD table's rows computed their RoPE: in vectors, or on the
+// scalar spec (a fused pattern without a hardware FMA, every pattern on
+// SCALAR: simd_rows.h). Rows of the second kind still check the table's
+// conversions, amax and quantization in vectors, but their RoPE is the spec
+// met with itself: they are counted apart and printed.
+struct RopePlaces {
+  size_t in_vectors = 0, on_the_spec = 0;
+  void count(Contraction minus, Contraction plus, size_t rows) {
+    const bool fused = minus != Contraction::kNone || plus != Contraction::kNone;
+    (simd_row_dispatched_rope_in_vectors(fused) ? in_vectors : on_the_spec) += rows;
+  }
+  void print(const char* target, const char* what) const {
+    std::printf("%s %s: %zu SIMD rows with the RoPE in vectors, %zu with the RoPE on the scalar spec\n", target,
+                what, in_vectors, on_the_spec);
+  }
+};
+
 class SimdFusedRows : public SimdTargetTest {
  protected:
   size_t lanes() const { return simd_row_dispatched_lanes(); }
@@ -89,11 +110,13 @@ TEST_P(SimdFusedRows, RopeBf16RowsMatchTheDefinition) {
   const Bf16Nan rules[] = {Bf16Nan::k7FFF, Bf16Nan::k7FC0, Bf16Nan::kKeepSignQuiet};
   Differences d;
   size_t checked = 0, case_index = 0;
+  RopePlaces places;
   for (const RowOps* table : tables()) {
     for (RopeStyle style : {RopeStyle::kNeox, RopeStyle::kInterleaved}) {
       for (Contraction minus : contractions) {
         for (Contraction plus : contractions) {
           for (size_t count : counts) {
+            if (table == &simd() && count > 0) places.count(minus, plus, kRows);
             const size_t offset = case_index % (kMaxOffset + 1);
             const Bf16Nan rule = rules[case_index++ % 3];
             const size_t in_stride = count + 1 + offset, out_stride = count + 3;
@@ -130,6 +153,7 @@ TEST_P(SimdFusedRows, RopeBf16RowsMatchTheDefinition) {
   }
   expect_none(d);
   EXPECT_EQ(checked, 2u * 2u * 9u * counts.size() * kRows);
+  places.print(target_name(), "rope_bf16_rows");
 }
 
 // The profile variants that change an indexer row's bits: contraction, bf16
@@ -154,6 +178,12 @@ std::vector<Profile> indexer_variants() {
   p.indexer_plus = Contraction::kFuseSin;
   p.indexer_bf16_before_quant = true;
   p.bf16_nan = Bf16Nan::k7FC0;
+  variants.push_back(p);
+  // No contraction: the one pattern targets without a hardware FMA compute
+  // in vectors too (every other variant fuses a term).
+  p = qcheck_profile();
+  p.indexer_minus = Contraction::kNone;
+  p.indexer_plus = Contraction::kNone;
   variants.push_back(p);
   return variants;
 }
@@ -189,12 +219,16 @@ TEST_P(SimdFusedRows, IndexerRowsMatchTheDefinition) {
   const std::vector<Profile> variants = indexer_variants();
   Differences d;
   size_t checked = 0, case_index = 0, nan_codes = 0, saturated = 0;
+  RopePlaces places;
   for (const RowOps* table : tables()) {
     for (size_t v = 0; v < variants.size(); ++v) {
       for (RopeStyle style : {RopeStyle::kNeox, RopeStyle::kInterleaved}) {
         for (const auto& [dim, rope_dim] : shapes) {
           const size_t offset = case_index++ % (kMaxOffset + 1);
           const size_t in_stride = dim + 1 + offset, out_stride = dim + 2;
+          if (table == &simd() && rope_dim > 0) {
+            places.count(variants[v].indexer_minus, variants[v].indexer_plus, kRows);
+          }
           OffsetRow<uint16_t> in(kRows * in_stride, offset, 0);
           OffsetRow<float> cos(rope_dim / 2, (offset + 1) % 4, 0.0f), sin(rope_dim / 2, (offset + 2) % 4, 0.0f);
           OffsetRow<uint8_t> out(kRows * out_stride, (offset + 3) % 4, 0xA5);
@@ -231,6 +265,7 @@ TEST_P(SimdFusedRows, IndexerRowsMatchTheDefinition) {
   }
   expect_none(d);
   EXPECT_EQ(checked, 2u * variants.size() * 2u * shapes.size() * kRows);
+  places.print(target_name(), "indexer_rows");
   // The inputs must reach the special codes, or the check proves little.
   EXPECT_GT(nan_codes, 0u);
   EXPECT_GT(saturated, 0u);

@@ -22,7 +22,8 @@
 #               source (the gate builds it with nvcc -I plugins/include); the
 #               built example plugins are in lib/
 #   python/     the Python package (qcheck over lib/libqcheck.so): PYTHONPATH=DIR/python;
-#               python/examples/run_examples.py runs the examples there
+#               python/examples/run_examples.py runs the examples there, and
+#               python/tests the package's tests (gate step 1c)
 #   qcheck      the front door there: `qcheck fuzz [--mode=pr|batch] [MINUTES]`
 #               (the campaign, run_campaign.sh; also run_fuzz.sh MINUTES) and
 #               `qcheck test LOGDIR` (the gate, run_gpu_gate.sh LOGDIR)
@@ -107,6 +108,9 @@ cp "$repo/python/README.md" "$out/python/"
 # the tracked files only.
 mkdir -p "$out/python/examples"
 git -C "$repo" ls-files python/examples | while read -r f; do cp "$repo/$f" "$out/python/examples/"; done
+# The package's tests: the gate runs them with this host's torch.
+mkdir -p "$out/python/tests"
+git -C "$repo" ls-files python/tests | while read -r f; do cp "$repo/$f" "$out/python/tests/"; done
 find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
 # The example plugins (capi/plugins) beside the libraries, and what a user

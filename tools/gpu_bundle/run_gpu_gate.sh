@@ -4,6 +4,9 @@
 #   1b. the nvcc-only example plugin built with nvcc alone from its one .cu
 #      file and include/qcheck/qcheck_plugin.h (as a user builds one here); the gate
 #      test then runs it over the covering grid, eager and from CUDA graphs
+#   1c. the Python package's tests (python/tests) with this host's python3
+#      and torch over the bundle's libqcheck, tools and plugins: every test
+#      must run here, so a skip is a FAIL (the CUDA plugins, torch tensors)
 #   2. every test binary of tests/manifest.tsv, called directly (the ctest
 #      files of the build tree hold absolute build paths), with its pass /
 #      fail / skip counts: a binary whose tests all skip is SKIP, never PASS,
@@ -28,7 +31,7 @@
 # Every log goes to LOGDIR; the summary table goes to stdout and
 # LOGDIR/summary.txt, ending with the count of steps passed, failed and
 # skipped. Exit status 0 only when no step failed.
-# Env: QCHECK_GATE_SKIP="sanitizers bench repeats campaign plugins mutants" skips steps; QCHECK_TEST_TIMEOUT
+# Env: QCHECK_GATE_SKIP="python sanitizers bench repeats campaign plugins mutants" skips steps; QCHECK_TEST_TIMEOUT
 # (seconds per test binary, default 1800).
 # usage: run_gpu_gate.sh LOGDIR
 set -u
@@ -85,6 +88,29 @@ if "$nvcc_bin" -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I"$here/plugins/include
   record "nvcc-only plugin built" PASS "$("$nvcc_bin" --version | tail -1)"
 else
   record "nvcc-only plugin built" FAIL "see nvcc-plugin.log"
+fi
+
+# 1c. The Python tests on this host's python3 and torch, as a user runs them
+# (ctest's python.pytest runs them on the build machine, where the torch and
+# CUDA tests skip: here none may).
+if [[ "$skip" == *" python "* ]]; then
+  record "pytest" SKIP "QCHECK_GATE_SKIP"
+else
+  start=$(date +%s)
+  QCHECK_LIBRARY="$here/lib/libqcheck.so" PYTHONPATH="$here/python" PYTHONDONTWRITEBYTECODE=1 \
+    QCHECK_CASE_TOOL="$here/bin/qcheck-case" QCHECK_CHECK_TOOL="$here/bin/qcheck-check" QCHECK_PLUGIN_DIR="$here/lib" \
+    timeout "$test_timeout" python3 -m pytest -q -rs -p no:cacheprovider "$here/python/tests" </dev/null \
+    >"$logdir/pytest.log" 2>&1
+  rc=$?
+  totals=$(tail -n 1 "$logdir/pytest.log")
+  detail="$totals, $(($(date +%s) - start))s, $(python3 -c 'import torch; print("torch", torch.__version__)' 2>&1 | tail -1)"
+  if [[ $rc -ne 0 ]]; then
+    record "pytest" FAIL "$detail, exit $rc"
+  elif [[ "$totals" == *skipped* ]]; then
+    record "pytest" FAIL "$detail: a test skipped on the GPU host ($(grep -m1 '^SKIPPED' "$logdir/pytest.log"))"
+  else
+    record "pytest" PASS "$detail"
+  fi
 fi
 
 # The CUDA backends of this build that are real targets (planted bugs left out).
