@@ -17,10 +17,11 @@
 #      gpu-labelled binaries with QCHECK_SMALL=1 (the tests then use small
 #      shapes and sampled sweeps)
 #   4. qcheck-bench (QCHECK_BENCH_ARGS, default none; "--quick" for a short run)
-#   5. a one-minute campaign (under MPS where the host has it) with
-#      cuda-blocked beside the planted fault cuda-blocked-bug-wild-write and
-#      the planted tail bug: both found, the fault attributed to its input,
-#      cuda-blocked clean and still fuzzing (campaign_test.sh faults)
+#   5. a campaign (under MPS where the host has it) with cuda-blocked beside
+#      the planted fault cuda-blocked-bug-wild-write and the planted tail bug:
+#      both found, the fault attributed to its input, every group minimized,
+#      cuda-blocked clean and 1000 inputs further after the fault
+#      (campaign_test.sh faults, stopped once it has seen all that)
 #   6. the fused_q fuzz target through each plugin (the blocked kernel as a
 #      plugin, the nvcc-only example) for QCHECK_GATE_PLUGIN_SECONDS (default
 #      60) each, graph replay on: no finding
