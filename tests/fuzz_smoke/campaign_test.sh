@@ -9,7 +9,8 @@
 #            input (its replay fails the same way), every group minimized, the
 #            correct backend runs 1000 inputs after the fault's first finding
 #            and has none itself, the corpus is merged at the end. The test
-#            watches the run and stops it (SIGINT) once all of that happened,
+#            watches the run and stops it (SIGTERM: a background job ignores
+#            SIGINT) once all of that happened,
 #            within the campaign's 5 minutes.
 #            The backends: QCHECK_TEST_CORRECT, QCHECK_TEST_FAULT (with
 #            QCHECK_TEST_FAULT_SIGNATURE, a regex, and the exit code of its
@@ -90,7 +91,7 @@ case "$mode" in
       if [ -z "$after_fault" ] && [ "$(findings_of "$fault")" -gt 0 ]; then after_fault=$(executions_of "$correct"); fi
       if [ -n "$after_fault" ] && [ "$(executions_of "$correct")" -gt $((after_fault + 1000)) ] &&
          [ "$(findings_of "$bug")" -gt 0 ]; then
-        kill -INT $pid
+        kill -TERM $pid
         break
       fi
       sleep 2
@@ -102,6 +103,7 @@ case "$mode" in
     [ "$ran" -gt $((after_fault + 1000)) ] ||
       fail "$correct ran $((ran - after_fault)) inputs after the fault's first finding, within the campaign's time"
     [ $status -eq 1 ] || fail "exit $status, expected 1 (findings)"
+    expect '^campaign: SIGTERM: stopped after' "the test stopped the campaign once it had seen the events"
     expect "^  [0-9]+ x \\[$fault \\| $fault_signature" "the planted fault is a finding grouped by its signature"
     expect "^  [0-9]+ x \\[$bug \\| " "the planted bug is a finding"
     grep -q "^  [0-9]* x \\[$correct " "$work/out" && fail "a finding on the correct backend $correct"
@@ -156,9 +158,10 @@ case "$mode" in
     ;;
   signal)
     start_in_background 5
-    # SIGTERM once the corpus holds a file (bound: 120 s), so that keeping it can be checked.
+    # SIGTERM once the campaign is in its loop (its first progress line,
+    # after 15 s; it traps the signals before the loop), bound: 120 s.
     for ((waited = 0; waited < 120; waited += 2)); do
-      [ "$(find "$work/run/fused_q/corpus" -type f 2>/dev/null | wc -l)" -gt 0 ] && break
+      grep -q '^\[[0-9][0-9]:[0-9][0-9]\] fused_q' "$work/out" && break
       sleep 2
     done
     kill -TERM $pid
