@@ -54,15 +54,10 @@ start_in_background() {  # [campaign args]: the campaign's pid in $pid
 workers_of() {  # backend: the worker numbers that run it
   awk -v b="$1" '$3 == b {sub(/^w/, "", $1); print $1}' "$work/run/workers.tsv" 2>/dev/null
 }
+source "$(dirname "$campaign")/campaign_status.sh"
 executions_of() {  # backend: its inputs so far, over all its workers and their rounds
-  local total=0 i n f
-  for i in $(workers_of "$1"); do
-    for f in "$work"/run/status/w$i.r*; do
-      [ -f "$f" ] || continue
-      n=$(awk '$1 == "executions" {print $2}' "$f" 2>/dev/null)
-      total=$((total + ${n:-0}))
-    done
-  done
+  local total=0 i
+  for i in $(workers_of "$1"); do total=$((total + $(worker_executions "$work/run" "$i"))); done
   echo $total
 }
 findings_of() {  # backend: the findings its workers stopped on so far

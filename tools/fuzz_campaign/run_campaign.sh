@@ -309,16 +309,13 @@ first_new_finding() {
 }
 
 # --- progress ------------------------------------------------------------------
+source "$(dirname "${BASH_SOURCE[0]}")/campaign_status.sh"
 executions() {  # target [backend]: executions so far over all workers and rounds
-  local total=0 i f n
+  local total=0 i
   for ((i = 0; i < nworkers; i++)); do
     [ "${worker_target[$i]}" = "$1" ] || continue
     [ -n "${2:-}" ] && [ "${worker_backend[$i]}" != "$2" ] && continue
-    for f in "$work"/status/w$i.r*; do
-      [ -f "$f" ] || continue
-      n=$(awk '$1 == "executions" {print $2}' "$f" 2>/dev/null)
-      total=$((total + ${n:-0}))
-    done
+    total=$((total + $(worker_executions "$work" "$i")))
   done
   echo $total
 }
