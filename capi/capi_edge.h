@@ -11,6 +11,7 @@
 #include <qcheck/qcheck.h>
 #include "fuzz/case/case.h"
 #include "fuzz/case/tensor_plan.h"
+#include "fuzz/domain/domain.h"
 #include "fuzz/minimize/minimize.h"
 #include "fuzz/verdict/verdict.h"
 
@@ -21,6 +22,10 @@ struct qcheck_case {
 struct qcheck_verdict {
   qcheck::Verdict verdict;
   qcheck::Case c;
+};
+
+struct qcheck_domain {
+  qcheck::Domain domain;
 };
 
 struct qcheck_minimized {

@@ -2,6 +2,7 @@
 // and the minimizer over a caller's evaluate callback.
 #include "capi/capi_edge.h"
 
+#include <cstddef>
 #include <vector>
 
 #include "fuzz/buffers/tensors.h"
@@ -67,11 +68,15 @@ qcheck_status qcheck_minimize(const qcheck_case* c, qcheck_evaluate_fn evaluate,
       why = "case, evaluate or out is NULL";
       return QCHECK_INVALID_INPUT;
     }
-    if (options != nullptr && options->struct_size < sizeof(qcheck_minimize_options)) {
-      why = "options->struct_size = " + std::to_string(options->struct_size) + ", this library needs " +
-            std::to_string(sizeof(qcheck_minimize_options));
+    // Version 2's struct ends before domain.
+    constexpr size_t kVersion2Size = offsetof(qcheck_minimize_options, domain);
+    if (options != nullptr && options->struct_size < kVersion2Size) {
+      why = "options->struct_size = " + std::to_string(options->struct_size) + ", this library needs at least " +
+            std::to_string(kVersion2Size);
       return QCHECK_INVALID_INPUT;
     }
+    const qcheck_domain* domain =
+        options != nullptr && options->struct_size >= sizeof(qcheck_minimize_options) ? options->domain : nullptr;
     why = qcheck::validate_case(c->c);
     if (!why.empty()) return QCHECK_INVALID_INPUT;
     // The caller's observation: exit code, then its failure lines.
@@ -100,6 +105,11 @@ qcheck_status qcheck_minimize(const qcheck_case* c, qcheck_evaluate_fn evaluate,
     qcheck::MinimizeOptions o;
     o.budget_seconds = options != nullptr && options->budget_seconds > 0 ? options->budget_seconds : 60;
     o.explain = options == nullptr || options->explain != 0;
+    if (domain != nullptr) {
+      const qcheck::Domain supported = domain->domain;
+      o.outside = [supported](const Case& candidate) { return qcheck::outside_domain(supported, candidate); };
+      o.fit = [supported](Case& candidate) { qcheck::fit_to_domain(supported, candidate); };
+    }
     *out = new qcheck_minimized{qcheck::minimize(c->c, target, judge, o)};
     return QCHECK_OK;
   });

@@ -68,7 +68,7 @@ qcheck_status qcheck_plugin_fit_case(const qcheck_loaded_plugin* p, const qcheck
       return QCHECK_INVALID_INPUT;
     }
     qcheck::Case fitted = c->c;
-    qcheck::fit_to_plugin_domain(loaded(p).domain, fitted);
+    qcheck::fit_to_domain(loaded(p).domain, fitted);
     *out = new qcheck_case{fitted};
     return QCHECK_OK;
   });

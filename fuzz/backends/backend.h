@@ -61,6 +61,10 @@ struct Backend {
   // Moves a case into the cases the backend supports (a plugin's declared
   // domain), for the mutator; empty: every case.
   std::function<void(Case&)> fit;
+  // "" when the kernel supports the case (a plugin's declared domain and
+  // its supports callback), else why not; empty: every case. The
+  // minimizer proposes no candidate it refuses.
+  std::function<std::string(const Case&)> outside;
 };
 
 // Every backend, in a fixed order.

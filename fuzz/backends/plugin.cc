@@ -12,6 +12,7 @@
 
 #include "fuzz/buffers/device_mirror.h"
 #include "fuzz/buffers/tensors.h"
+#include "fuzz/domain/domain_json.h"
 #include "reference/profile.h"
 
 namespace qcheck {
@@ -66,9 +67,10 @@ std::string load_once(const std::string& path, LoadedPlugin* out) {
            "a name of qcheck-replay --list-profiles, or NAME+any-fma)";
   }
   out->on_host = p->memory == QCHECK_PLUGIN_MEMORY_HOST;
-  out->domain.struct_size = sizeof(qcheck_plugin_domain);
-  if (QCHECK_PLUGIN_HAS(*p, domain) && p->domain != nullptr) p->domain(&out->domain);
-  out->domain.struct_size = sizeof(qcheck_plugin_domain);
+  qcheck_plugin_domain declared{};
+  declared.struct_size = sizeof(qcheck_plugin_domain);
+  if (QCHECK_PLUGIN_HAS(*p, domain) && p->domain != nullptr) p->domain(&declared);
+  out->domain = domain_of_plugin(declared);
   return "";
 }
 
@@ -143,7 +145,7 @@ qcheck_plugin_args plugin_args(const FusedQArgs& args) {
 }
 
 std::string outside_plugin_domain(const LoadedPlugin& plugin, const Case& c) {
-  std::string why = outside_declared_domain(plugin.domain, c);
+  std::string why = outside_domain(plugin.domain, c);
   if (why.empty() && QCHECK_PLUGIN_HAS(*plugin.plugin, supports) && plugin.plugin->supports != nullptr) {
     const qcheck_plugin_args args = shape_only_args(c);
     char message[512] = {0};
@@ -198,39 +200,18 @@ Backend plugin_backend(const LoadedPlugin& plugin) {
       (mode == LaunchMode::kEager ? b.run : b.run_in_graph) = run;
     }
   }
-  b.fit = [p](Case& c) { fit_to_plugin_domain(p->domain, c); };
+  b.fit = [p](Case& c) { fit_to_domain(p->domain, c); };
+  b.outside = [p](const Case& c) { return outside_plugin_domain(*p, c); };
   return b;
 }
 
 std::string plugin_info_json(const LoadedPlugin& plugin) {
-  const qcheck_plugin_domain& d = plugin.domain;
-  auto list = [](const int64_t (&values)[8]) {
-    std::vector<int64_t> out;
-    for (int64_t v : values) {
-      if (v == 0) break;
-      out.push_back(v);
-    }
-    return out;
-  };
   nlohmann::ordered_json j;
   j["path"] = plugin.path;
   j["name"] = plugin.name;
   j["profile"] = plugin.profile;
   j["memory"] = plugin.on_host ? "host" : "cuda";
-  j["domain"] = {{"query_paths", d.query_paths},
-                 {"indexer", d.indexer},
-                 {"indexer_ropes", d.indexer_ropes},
-                 {"cache_dtypes", d.cache_dtypes},
-                 {"weights_dtypes", d.weights_dtypes},
-                 {"weights_out_dtypes", d.weights_out_dtypes},
-                 {"aliasing", d.aliasing},
-                 {"contiguous_only", d.contiguous_only != 0},
-                 {"rope_dims", list(d.rope_dims)},
-                 {"nope_dims", list(d.nope_dims)},
-                 {"index_dims", list(d.index_dims)},
-                 {"max_mqa_heads", d.max_mqa_heads},
-                 {"max_indexer_heads", d.max_indexer_heads},
-                 {"max_tokens", d.max_tokens}};
+  j["domain"] = nlohmann::ordered_json::parse(domain_to_json(plugin.domain));
   return j.dump();
 }
 

@@ -19,7 +19,7 @@ namespace qcheck {
 struct LoadedPlugin {
   std::string path;
   const qcheck_plugin* plugin = nullptr;
-  qcheck_plugin_domain domain{};  // all zero (any case) when the plugin declares none
+  Domain domain;                  // its declaration (any case when it declares none)
   std::string name;               // the plugin's, else the path
   std::string profile;            // the profile it implements ("qcheck" when it names none)
   bool on_host = false;           // QCHECK_PLUGIN_MEMORY_HOST
@@ -53,7 +53,8 @@ Outcome run_plugin(const LoadedPlugin& plugin, const Case& c, const FusedQArgs& 
 // The backend "plugin:PATH" over a loaded plugin.
 Backend plugin_backend(const LoadedPlugin& plugin);
 
-// The domain as one JSON object (the C API's plugin info, for Python).
+// The plugin's path, name, profile, memory and domain (domain_json.h's
+// form) as one JSON object (the C API's plugin info, for Python).
 std::string plugin_info_json(const LoadedPlugin& plugin);
 
 }  // namespace qcheck

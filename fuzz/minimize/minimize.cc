@@ -100,6 +100,17 @@ Evaluate evaluate_in_process(const Backend& backend, const VerdictOptions& optio
   return [&backend, quiet](const Case& c) { return observe(run_verdict(c, backend, quiet)); };
 }
 
+bool differs_only_in_forbidden_bytes(const Report& difference) {
+  if (difference.counts.empty()) return false;
+  for (const auto& [signature, count] : difference.counts) {
+    if (signature.mismatch != MismatchClass::kSentinelOverwritten &&
+        signature.mismatch != MismatchClass::kPaddingOverwritten) {
+      return false;
+    }
+  }
+  return true;
+}
+
 int64_t tensor_elements(const Case& c) {
   int64_t total = 0;
   for (const TensorGeometry& g : plan_tensors(c).tensors) total += g.element_count();
@@ -135,6 +146,23 @@ MinimizeResult minimize(const Case& original, const Observation& target, const E
     return false;
   };
 
+  // A candidate the minimizer may propose: a valid case the kernel
+  // supports. One outside the domain is moved inside by its repair
+  // (options.fit: H 4 -> 1 becomes H 2 under "H even") and tried when it
+  // is still smaller than the best, so the passes keep shrinking.
+  const auto inside = [&](const Case& candidate) {
+    return validate_case(candidate).empty() && (!options.outside || options.outside(candidate).empty());
+  };
+  const auto admissible = [&](Case& candidate, const Case& from) {
+    if (inside(candidate)) return true;
+    if (options.fit && validate_case(candidate).empty()) {
+      options.fit(candidate);
+      if (candidate != from && inside(candidate) && tensor_elements(candidate) < tensor_elements(from)) return true;
+    }
+    if (options.outside) ++r.outside_domain;
+    return false;
+  };
+
   Case& best = r.minimized;
   bool changed = true;
   while (changed && !r.budget_exhausted) {
@@ -153,7 +181,7 @@ MinimizeResult minimize(const Case& original, const Observation& target, const E
             break;
           }
           Case candidate = best;
-          if (!s.apply(candidate) || candidate == best || !validate_case(candidate).empty()) continue;
+          if (!s.apply(candidate) || candidate == best || !admissible(candidate, best)) continue;
           std::pair<int64_t, int64_t> complexity{0, 0};
           if (is_value_pass(pass)) {
             complexity = value_complexity(build_tensor_set(candidate, Poison::kA));
@@ -173,7 +201,7 @@ MinimizeResult minimize(const Case& original, const Observation& target, const E
   }
   // The same bytes with the fewest edits; checked once more, as every step.
   Case canonical = best;
-  if (canonical_edits(canonical) && keeps_failure(canonical)) {
+  if (canonical_edits(canonical) && inside(canonical) && keeps_failure(canonical)) {
     r.steps.push_back("edits: " + std::to_string(best.edits.size()) + " -> " + std::to_string(canonical.edits.size()) +
                       " (the same inputs)");
     log(r.steps.back());
@@ -188,7 +216,7 @@ MinimizeResult minimize(const Case& original, const Observation& target, const E
         break;
       }
       Case changed_case = best;
-      if (!s.apply(changed_case) || changed_case == best || !validate_case(changed_case).empty()) continue;
+      if (!s.apply(changed_case) || changed_case == best || !inside(changed_case)) continue;
       FieldEffect effect;
       effect.field = s.step.substr(0, s.step.find(' '));
       effect.change = s.step;

@@ -47,6 +47,12 @@ struct MinimizeOptions {
   double budget_seconds = 60;  // wall time for the shrink passes and the explain phase together
   bool explain = true;
   std::function<void(const std::string&)> log;  // one line per accepted step, when set
+  // "" when the kernel supports a candidate, else why not (its domain,
+  // Backend::outside): a candidate outside is never evaluated.
+  std::function<std::string(const Case&)> outside;
+  // Moves a case inside the domain (fit_to_domain, Backend::fit): a
+  // candidate outside is repaired and tried when it is still smaller.
+  std::function<void(Case&)> fit;
 };
 
 // One field of the result changed alone: does the failure stay?
@@ -65,6 +71,7 @@ struct MinimizeResult {
   std::vector<FieldEffect> explain;
   int evaluations = 0;            // verdicts run (each runs the oracle once)
   int candidates = 0;             // simplifications tried (valid and different)
+  int outside_domain = 0;         // candidates left untried: outside the kernel's domain, even repaired
   double seconds = 0;             // shrinking and explaining
   bool budget_exhausted = false;  // stopped before the fixpoint, or before every field was explained
   int64_t elements_before = 0, elements_after = 0;  // tensor elements of the two cases
@@ -73,6 +80,15 @@ struct MinimizeResult {
 // The original must fail (the caller checked: observe(...) is not a pass).
 MinimizeResult minimize(const Case& original, const Observation& target, const Evaluate& evaluate,
                         const MinimizeOptions& options = {});
+
+// The determinism gate's rule for two runs of the same inputs that wrote
+// different bytes (`difference`, repeat_backend's report): true when they
+// differ only in bytes no kernel may write (guard bytes, padding). A kernel
+// that writes past a tensor writes there what it read past another, and
+// device memory past an input is not the same from run to run: that is the
+// failure itself, not a race in what the kernel computes, so such a case is
+// minimized when both runs also fail the same way (the caller checks).
+bool differs_only_in_forbidden_bytes(const Report& difference);
 
 // Elements of every tensor of a valid case, inputs and outputs.
 int64_t tensor_elements(const Case& c);

@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define QCHECK_API_VERSION 2u
+#define QCHECK_API_VERSION 3u
 
 /* The exit codes of qcheck-replay: pass, mismatch, invalid input, runtime error. */
 typedef enum {
@@ -209,10 +209,15 @@ qcheck_status qcheck_bin_name(size_t index, char* out, size_t capacity, size_t* 
  * and, on the following lines, every signature of the verdict. */
 typedef int (*qcheck_evaluate_fn)(const qcheck_case* candidate, void* user, char* failure, size_t failure_size);
 
+typedef struct qcheck_domain qcheck_domain; /* the cases a kernel supports (below) */
+
 typedef struct {
   uint32_t struct_size;
   double budget_seconds; /* for the shrink passes; 0: 60 */
   int32_t explain;       /* 1: change each field of the result alone afterwards */
+  /* Added in version 3 (an older, shorter struct is read without it): the
+   * kernel's domain; no candidate outside it is proposed. NULL: any case. */
+  const qcheck_domain* domain;
 } qcheck_minimize_options;
 
 typedef struct qcheck_minimized qcheck_minimized; /* opaque; free with qcheck_minimized_free */
@@ -262,6 +267,27 @@ qcheck_status qcheck_plugin_fit_case(const qcheck_loaded_plugin* p, const qcheck
  * domain. */
 qcheck_status qcheck_plugin_launch(const qcheck_loaded_plugin* p, const qcheck_case* c, uint8_t* const* allocations,
                                    size_t allocation_count, void* stream, char* message, size_t message_size);
+
+/* --- domains: the cases a kernel supports (fuzz/domain/domain.h) ------------------------------ */
+
+/* A domain from its JSON form (fuzz/domain/domain_json.h: query_paths,
+ * indexer, alias, indexer_ropes, the dtype lists, contiguous,
+ * unit_inner_stride, dims with min/max/values/power_of_two/multiple_of,
+ * relations like "mqa_heads <= 4 * indexer_heads"); every key optional.
+ * QCHECK_INVALID_INPUT naming the key when it is not one. */
+qcheck_status qcheck_domain_parse(const char* json, qcheck_domain** out, char* message, size_t message_size);
+/* Its canonical JSON form (the keys that are not "any"). */
+qcheck_status qcheck_domain_json(const qcheck_domain* d, char* out, size_t capacity, size_t* needed);
+/* QCHECK_OK when the case is inside, else QCHECK_INVALID_INPUT with the
+ * first field outside: "FIELD VALUE (the domain allows ...)". */
+qcheck_status qcheck_domain_check_case(const qcheck_domain* d, const qcheck_case* c, char* message,
+                                       size_t message_size);
+/* A copy of the case moved inside with the smallest changes (the fuzz
+ * loop's repair); it may still be invalid or outside (rules that
+ * contradict): check both. */
+qcheck_status qcheck_domain_fit_case(const qcheck_domain* d, const qcheck_case* c, qcheck_case** out, char* message,
+                                     size_t message_size);
+void qcheck_domain_free(qcheck_domain* d);
 
 /* The names of the known profiles, comma-separated. */
 qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed);

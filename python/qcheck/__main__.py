@@ -6,8 +6,10 @@ contract": the module is imported, the current folder on the path, and the
 function called with each case's tensors), or plugin:PATH, a kernel library
 built against include/qcheck/qcheck_plugin.h (qcheck.Plugin). replay exits as
 qcheck-replay does: 0 pass, 1 mismatch (or, with --against, outputs that
-differ), 2 invalid input, 3 runtime error (the kernel raised). --graph also
-replays each launch from a CUDA graph and compares it with the eager one.
+differ), 2 invalid input (a case outside the kernel's domain among them), 3
+runtime error (the kernel raised). --graph also replays each launch from a
+CUDA graph and compares it with the eager one. --domain FILE gives the
+kernel a domain (qcheck.Domain's JSON form) where it declares none.
 """
 
 import argparse
@@ -17,6 +19,7 @@ import traceback
 
 from . import _capi
 from .case import Case
+from .domain import Domain
 from .fuzz import fuzz
 from .plugin import Plugin
 from .verdict import against, run
@@ -35,6 +38,20 @@ def adapter(spec):
     return target
 
 
+class _WithDomain:
+    """An adapter called as it is, with the domain given on the command line."""
+
+    def __init__(self, kernel, domain):
+        self._kernel, self.domain = kernel, domain
+        self.profile = getattr(kernel, "profile", None)
+        self.__name__ = getattr(kernel, "__name__", "kernel")
+        self.__module__, self.__qualname__ = getattr(kernel, "__module__", None), getattr(kernel, "__qualname__", None)
+        self.outside = getattr(kernel, "outside", None)
+
+    def __call__(self, tensors):
+        return self._kernel(tensors)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m qcheck", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -49,6 +66,7 @@ def main(argv=None):
     f.add_argument("--findings", default="qcheck-findings")
     f.add_argument("--device", help="a torch device (cuda, cuda:1); numpy arrays when left out")
     f.add_argument("--graph", action="store_true", help="also replay each case from a CUDA graph")
+    f.add_argument("--domain", help="a domain file (qcheck.Domain's JSON form) for a kernel that declares none")
     r = sub.add_parser("replay", help="run one case file through an adapter")
     r.add_argument("case")
     r.add_argument("target")
@@ -56,11 +74,14 @@ def main(argv=None):
     r.add_argument("--device")
     r.add_argument("--graph", action="store_true")
     r.add_argument("--against", help="a second TARGET: both on the case, their outputs compared")
+    r.add_argument("--domain", help="a domain file for a kernel that declares none")
     args = parser.parse_args(argv)
     try:
         kernel = adapter(args.target)
         second = adapter(args.against) if getattr(args, "against", None) else None
-    except _capi.QcheckError as e:
+        if args.domain:
+            kernel = _WithDomain(kernel, Domain.load(args.domain))
+    except (OSError, _capi.QcheckError) as e:
         print(f"qcheck: {e}", file=sys.stderr)
         return 2
     if args.command == "fuzz":

@@ -5,7 +5,7 @@ import ctypes
 import os
 from pathlib import Path
 
-API_VERSION = 2
+API_VERSION = 3
 
 OK, MISMATCH, INVALID_INPUT, RUNTIME_ERROR = 0, 1, 2, 3
 DTYPE_INT64, DTYPE_F32, DTYPE_BF16, DTYPE_E4M3 = 0, 1, 2, 3
@@ -34,7 +34,8 @@ class TensorInfo(ctypes.Structure):
 
 
 class MinimizeOptions(ctypes.Structure):
-    _fields_ = [("struct_size", ctypes.c_uint32), ("budget_seconds", ctypes.c_double), ("explain", ctypes.c_int32)]
+    _fields_ = [("struct_size", ctypes.c_uint32), ("budget_seconds", ctypes.c_double), ("explain", ctypes.c_int32),
+                ("domain", ctypes.c_void_p)]
 
 
 EVALUATE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
@@ -100,6 +101,10 @@ _signatures = {
     "qcheck_plugin_check_case": [_P, _P] + _MSG,
     "qcheck_plugin_fit_case": [_P, _P, ctypes.POINTER(_P)] + _MSG,
     "qcheck_plugin_launch": [_P, _P, _u8pp, _S, _P] + _MSG,
+    "qcheck_domain_parse": [ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_domain_json": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
+    "qcheck_domain_check_case": [_P, _P] + _MSG,
+    "qcheck_domain_fit_case": [_P, _P, ctypes.POINTER(_P)] + _MSG,
     "qcheck_verdict_exit_code": [_P],
     "qcheck_verdict_signature": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_verdict_profiles": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
@@ -120,7 +125,7 @@ for _name, _args in _signatures.items():
     _fn = getattr(_lib, _name)
     _fn.argtypes = _args
     _fn.restype = ctypes.c_int
-for _name in ("qcheck_case_free", "qcheck_verdict_free", "qcheck_minimized_free"):
+for _name in ("qcheck_case_free", "qcheck_verdict_free", "qcheck_minimized_free", "qcheck_domain_free"):
     getattr(_lib, _name).argtypes = [_P]
     getattr(_lib, _name).restype = None
 

@@ -80,6 +80,13 @@ class Case:
         """Raises QcheckError (status 2) naming the field and the limit when invalid."""
         _capi.call("qcheck_case_validate", self._handle)
 
+    def is_valid(self):
+        try:
+            self.validate()
+            return True
+        except _capi.QcheckError:
+            return False
+
     def to_bytes(self):
         return encode(self._handle, _capi.FORM_BINARY)
 

@@ -21,12 +21,12 @@ import functools
 import random
 import sys
 import time
-import traceback
 from pathlib import Path
 
 from . import _capi
 from .case import Case
-from .verdict import check, kernel_runs
+from .domain import domain_of, fit, outside
+from .verdict import run
 
 
 @functools.lru_cache(maxsize=None)
@@ -104,11 +104,12 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
          findings="qcheck-findings", max_findings=50, progress=True, executions=None, graph=False):
     """Fuzzes `kernel(tensors)` (the adapter contract of python/README.md)
     for `minutes` (or `executions` cases). Returns a FuzzResult. A kernel
-    with fit_case and outside (a qcheck.Plugin) gets only cases inside its
-    domain, and one with a profile is judged under it unless `profile` says
-    otherwise. graph=True also replays every case from a CUDA graph."""
+    with a domain (qcheck.Domain: @qcheck.kernel, a qcheck.Plugin) gets
+    every case repaired into it and only cases inside it; one with a
+    profile is judged under it unless `profile` says otherwise. graph=True
+    also replays every case from a CUDA graph."""
     profile = profile or getattr(kernel, "profile", None)
-    fit, outside = getattr(kernel, "fit_case", None), getattr(kernel, "outside", None)
+    domain = domain_of(kernel)
     rng = random.Random(seed)
     result = FuzzResult()
     findings_dir = Path(findings)
@@ -142,24 +143,19 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
             case = rng.choice(pool).cross_over(rng.choice(pool), key, case_size)
         else:
             case = rng.choice(pool).mutate(key, case_size)
-        if fit is not None:
-            case = fit(case)
-            if outside(case) is not None:  # (invalid after the repair, or refused by the plugin)
-                result.outside_domain += 1
-                result.phases["cases"] += time.monotonic() - t_case
-                continue
+        if domain is not None:
+            case = fit(kernel, case)
+        # Outside even after the repair (rules that contradict, an invalid
+        # repair, or a plugin's supports callback): counted, not run.
+        if (domain is not None and not case.is_valid()) or outside(kernel, case) is not None:
+            result.outside_domain += 1
+            result.phases["cases"] += time.monotonic() - t_case
+            continue
         reached = case_bins(case, profile)
         result.phases["cases"] += time.monotonic() - t_case
-        verdict, failure = None, None
-        try:
-            runs, replayed = kernel_runs(case, kernel, device, phases=result.phases, graph=graph)
-            verdict = check(case, runs[0], runs[1], profile=profile, kernel=target, phases=result.phases,
-                            outputs_graph=replayed)
-        except _capi.QcheckError:
-            raise  # the library refused a case it made itself: a bug of qcheck's, not a finding
-        except Exception as e:  # the kernel raised, or the device faulted
-            failure = f"kernel raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            text = failure + "\n" + traceback.format_exc()
+        # The library refusing a case it made itself raises (a bug of
+        # qcheck's, not a finding); a kernel's exception is a verdict of exit 3.
+        verdict = run(case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases)
         result.executions += 1
         new = reached - result.bins
         result.bins |= reached
@@ -168,11 +164,10 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
             if corpus_dir:
                 corpus_dir.mkdir(parents=True, exist_ok=True)
                 case.save(corpus_dir / f"{case.digest}.json")
-        if failure is None and verdict is not None and not verdict.passed:
-            failure, text = verdict.signature or verdict.json.get("verdict"), verdict.text
-        if failure is not None:
-            _record(result, case, failure, text, findings_dir, target, profile)
-            if failure.startswith("kernel raised") and "CUDA" in failure:
+        if not verdict.passed:
+            failure = verdict.signature or verdict.json.get("verdict")
+            _record(result, case, failure, verdict.text, findings_dir, target, profile, device)
+            if verdict.exit_code == 3 and "CUDA" in verdict.json.get("reason", ""):
                 result.stopped = "a CUDA error: the process's CUDA context is dead (the case is saved)"
                 break
             if len(result.findings) >= max_findings:
@@ -189,11 +184,17 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     return result
 
 
-def _record(result, case, signature, text, findings_dir, target, profile):
+def replay_command(path, target, profile=None, device=None):
+    """The command that replays a saved case on the same kernel, as it was run."""
+    return (f"python -m qcheck replay {path} {target}" + (f" --profile {profile}" if profile else "") +
+            (f" --device {device}" if device else ""))
+
+
+def _record(result, case, signature, text, findings_dir, target, profile, device):
     findings_dir.mkdir(parents=True, exist_ok=True)
     path = findings_dir / f"{case.digest}.json"
     case.save(path)
-    replay = f"python -m qcheck replay {path} {target}" + (f" --profile {profile}" if profile else "")
+    replay = replay_command(path, target, profile, device)
     (findings_dir / f"{case.digest}.txt").write_text(text + "\nreplay: " + replay + "\n")
     result.findings.append(Finding(case, signature, text, path))
     result.by_signature[signature] = result.by_signature.get(signature, 0) + 1

@@ -1,7 +1,10 @@
 """qcheck.minimize: the C++ minimizer (tools/minimize) over a kernel called
 from Python. libqcheck shrinks the case; every candidate it proposes comes
 back here through a callback that runs the kernel twice and returns the
-verdict, so the result keeps the same failure on this very kernel."""
+verdict, so the result keeps the same failure on this very kernel. A
+kernel that raises shrinks while it raises the same type of exception (the
+message's first line compared with its digits masked); the kernel's domain
+keeps every candidate inside it."""
 
 import ctypes
 import re
@@ -10,20 +13,19 @@ from pathlib import Path
 
 from . import _capi
 from .case import Case, encode
+from .domain import domain_of, outside
+from .fuzz import replay_command
 from .tensors import make_tensors
-from .verdict import run
+from .verdict import raised_failure, run
 
 
 def _observation(case, kernel, device, profile):
     """(exit code, failure lines) as libqcheck's Observation wants them."""
-    try:
-        verdict = run(case, kernel, device=device, profile=profile)
-    except _capi.QcheckError:
-        raise
-    except Exception as e:  # the kernel raised: the failure is its kind, digits masked
-        return 3, re.sub(r"[0-9]+", "#", f"runtime error: kernel raised {type(e).__name__}: {e}".splitlines()[0])
+    verdict = run(case, kernel, device=device, profile=profile)
     if verdict.passed:
         return 0, ""
+    if verdict.exit_code >= 2:  # outside the domain, or the kernel raised: its reason, digits masked
+        return verdict.exit_code, re.sub(r"[0-9]+", "#", verdict.json.get("reason", "").splitlines()[0])
     lines = [verdict.signature or verdict.json.get("reason", "")]
     lines += [f"{c['tensor']}/{c['part']}/{c['class']}" for c in verdict.json.get("counts", [])]
     return verdict.exit_code, "\n".join(lines)
@@ -31,19 +33,31 @@ def _observation(case, kernel, device, profile):
 
 class Minimized:
     """case (the minimized Case), report (report.txt), pytest
-    (test_regression.py), out (the folder written), nondeterministic."""
+    (test_regression.py), out (the folder written), nondeterministic,
+    outside (why the case is outside the kernel's domain, else None: then
+    nothing was minimized)."""
 
-    def __init__(self, case, report, pytest, out, nondeterministic=False):
+    def __init__(self, case, report, pytest, out, nondeterministic=False, outside=None):
         self.case, self.report, self.pytest, self.out = case, report, pytest, out
-        self.nondeterministic = nondeterministic
+        self.nondeterministic, self.outside = nondeterministic, outside
+
+
+def _one_run(case, kernel, device):
+    """The bytes one run from poison 0 leaves, or what the kernel raised."""
+    tensors = make_tensors(case, 0, device)
+    try:
+        kernel(tensors)
+    except _capi.QcheckError:
+        raise
+    except Exception as e:
+        return raised_failure(e)
+    return [a.tobytes() for a in tensors.host_raw()]
 
 
 def _same_runs(case, kernel, device):
-    """The determinism gate: two runs from the same bytes write the same bytes."""
-    first, second = make_tensors(case, 0, device), make_tensors(case, 0, device)
-    kernel(first)
-    kernel(second)
-    return all(a.tobytes() == b.tobytes() for a, b in zip(first.host_raw(), second.host_raw()))
+    """The determinism gate: two runs from the same bytes write the same
+    bytes, or raise the same exception."""
+    return _one_run(case, kernel, device) == _one_run(case, kernel, device)
 
 
 def minimize(case, kernel, device=None, profile=None, budget=60.0, out=None, adapter=None, explain=True):
@@ -55,6 +69,11 @@ def minimize(case, kernel, device=None, profile=None, budget=60.0, out=None, ada
     adapter = adapter or f"{kernel.__module__}:{kernel.__qualname__}"
     out = Path(out or f"minimized-{case.digest}")
     out.mkdir(parents=True, exist_ok=True)
+    why = outside(kernel, case)
+    if why is not None:
+        report = f"qcheck.minimize: OUTSIDE THE DOMAIN of {adapter}: {why}; not minimized (not a finding)\n"
+        (out / "report.txt").write_text(report)
+        return Minimized(case, report, "", out, outside=why)
     if not _same_runs(case, kernel, device):
         report = (f"qcheck.minimize: NONDETERMINISTIC on {adapter}: two runs of the same inputs wrote different "
                   f"bytes; not minimized (a race is not a fixed bug)\ncase: {case}\n")
@@ -76,7 +95,9 @@ def minimize(case, kernel, device=None, profile=None, budget=60.0, out=None, ada
             return 3
 
     callback = _capi.EVALUATE(evaluate)
-    options = _capi.MinimizeOptions(ctypes.sizeof(_capi.MinimizeOptions), float(budget), 1 if explain else 0)
+    domain = domain_of(kernel)
+    options = _capi.MinimizeOptions(ctypes.sizeof(_capi.MinimizeOptions), float(budget), 1 if explain else 0,
+                                    domain._handle if domain is not None else None)
     handle = ctypes.c_void_p()
     _capi.call("qcheck_minimize", case._handle, callback, None, ctypes.byref(options), ctypes.byref(handle))
     try:
@@ -86,7 +107,7 @@ def minimize(case, kernel, device=None, profile=None, budget=60.0, out=None, ada
         _capi.lib().qcheck_minimized_case(handle, ctypes.byref(minimized_handle))
         minimized = Case(minimized_handle.value)
         verdict = run(minimized, kernel, device=device, profile=profile)
-        replay = f"python -m qcheck replay {out / 'minimized.json'} {adapter}" + (f" --profile {profile}" if profile else "")
+        replay = replay_command(out / "minimized.json", adapter, profile, device)
         report = _capi.text("qcheck_minimized_report", handle, adapter.encode(), verdict.text.encode(), replay.encode())
         pytest = _capi.text("qcheck_minimized_pytest", handle, adapter.encode(),
                             None if profile is None else profile.encode(), None if device is None else str(device).encode())

@@ -7,7 +7,7 @@ import ctypes
 import json
 
 from . import _capi
-from .case import Case
+from .domain import Domain
 from .tensors import pointer_array
 
 
@@ -16,7 +16,8 @@ class Plugin:
     Attributes: path, name, profile (the one it implements: qcheck.fuzz and
     qcheck.run judge under it unless told otherwise), memory ("cuda" or
     "host": torch tensors on a device, or numpy arrays), domain (the cases it
-    declares it supports)."""
+    declares it supports, a qcheck.Domain; outside(case) also asks its
+    supports callback)."""
 
     def __init__(self, path):
         handle = ctypes.c_void_p()
@@ -24,25 +25,20 @@ class Plugin:
         self._handle = handle
         info = json.loads(_capi.text("qcheck_plugin_info", handle))
         self.path, self.name, self.profile = info["path"], info["name"], info["profile"]
-        self.memory, self.domain = info["memory"], info["domain"]
+        self.memory, self.domain = info["memory"], Domain.from_json(info["domain"])
         self.__name__ = f"plugin {self.name}"
 
     def __repr__(self):
         return f"qcheck.Plugin({self.path!r}: {self.name}, profile {self.profile}, {self.memory} memory)"
 
     def outside(self, case):
-        """None when the case is inside the plugin's domain, else why not."""
+        """None when the case is inside the plugin's domain (its declaration,
+        then its supports callback), else why not."""
         try:
             _capi.call("qcheck_plugin_check_case", self._handle, case._handle)
             return None
         except _capi.QcheckError as e:
             return str(e)
-
-    def fit_case(self, case):
-        """The case moved into the plugin's declared domain (qcheck.fuzz's repair)."""
-        out = ctypes.c_void_p()
-        _capi.call("qcheck_plugin_fit_case", self._handle, case._handle, ctypes.byref(out))
-        return Case(out.value)
 
     def __call__(self, tensors):
         on_device = tensors.device is not None

@@ -11,7 +11,9 @@ and the test runs once per case: every case file of --qcheck-corpus DIR
 is loaded before the command line is read (`-p qcheck.pytest_plugin`, or
 pytest_plugins in the root conftest.py); otherwise the environment gives
 them (QCHECK_CORPUS, QCHECK_CASES, QCHECK_CASE_SIZE, QCHECK_SEED). A failure
-prints the verdict and the command that replays the case.
+prints the verdict and the command that replays the case. A kernel with a
+domain (qcheck.Domain) gets a generated case outside it repaired or
+regenerated, and a corpus file outside it skipped with the reason.
 """
 
 import os
@@ -20,6 +22,8 @@ from pathlib import Path
 import pytest
 
 from .case import Case
+from .domain import fit, outside
+from .fuzz import replay_command
 from .verdict import run
 
 
@@ -61,18 +65,39 @@ def qcheck_case(request):
     kind, value = request.param
     if kind == "file":
         return Case.load(value)
-    return Case.from_seed(value, _option(request.config, "--qcheck-size", "QCHECK_CASE_SIZE", "tiny"))
+    size = _option(request.config, "--qcheck-size", "QCHECK_CASE_SIZE", "tiny")
+    case = Case.from_seed(value, size)
+    case.generated = (value, size)  # assert_passes may regenerate it inside a kernel's domain
+    return case
+
+
+def _inside(case, kernel):
+    """A generated case moved into the kernel's domain: repaired, else one of
+    64 fresh cases from seeds derived from its own; None when none is."""
+    seed, size = case.generated
+    for k in range(65):
+        candidate = fit(kernel, case if k == 0 else Case.from_seed(seed * 1000003 + k, size))
+        if candidate.is_valid() and outside(kernel, candidate) is None:
+            return candidate
+    return None
 
 
 def assert_passes(case, kernel, device=None, profile=None):
     """Runs the kernel on the case twice (poison A and B) and fails the test
-    with the verdict and a replay command unless every byte is as expected."""
+    with the verdict and a replay command unless every byte is as expected.
+    A case outside the kernel's domain is skipped with the reason (a
+    generated one is first repaired or regenerated inside it)."""
+    target = f"{getattr(kernel, '__module__', 'MODULE')}:{getattr(kernel, '__qualname__', 'FUNCTION')}"
+    why = outside(kernel, case)
+    if why is not None and getattr(case, "generated", None) is not None:
+        case = _inside(case, kernel) or case
+        why = outside(kernel, case)
+    if why is not None:
+        pytest.skip(f"outside the domain of {target}: {why}")
     verdict = run(case, kernel, device=device, profile=profile)
     if not verdict.passed:
-        target = f"{getattr(kernel, '__module__', 'MODULE')}:{getattr(kernel, '__qualname__', 'FUNCTION')}"
         path = Path(f"qcheck-failure-{case.digest}.json")
         case.save(path)
         pytest.fail(f"{verdict.text}\nthe case is saved as {path}; replay it with:\n"
-                    f"  python -m qcheck replay {path} {target}" + (f" --profile {profile}" if profile else ""),
-                    pytrace=False)
+                    f"  {replay_command(path, target, profile, device)}", pytrace=False)
     return verdict

@@ -1,13 +1,19 @@
 """The verdict on a kernel's outputs (qcheck.check), the oracle's outputs
 (qcheck.expected), two runs of a kernel (qcheck.run, with graph=True a third
 replayed from a CUDA graph), and two kernels against each other
-(qcheck.against)."""
+(qcheck.against). A case outside the kernel's domain is a verdict of exit
+2 with the reason, and a kernel that raises one of exit 3 whose signature
+names the exception's type: no entry point lets the kernel's exception
+through."""
 
 import ctypes
 import json
+import re
 import time
+import traceback
 
 from . import _capi
+from .domain import outside
 from .tensors import make_tensors, pointer_array
 
 
@@ -36,11 +42,48 @@ class Verdict:
         return f"qcheck.Verdict(exit_code={self.exit_code}, signature={self.signature!r})"
 
 
+def outside_verdict(case, why, kernel=None):
+    """The verdict on a case the kernel does not support: exit 2, never a finding."""
+    reason = f"outside the domain of {kernel or 'the kernel'}: {why}"
+    report = {"verdict": "invalid input", "exit_code": 2, "reason": reason, "backend": kernel or "",
+              "case": str(case)}
+    return Verdict(2, "", f"INVALID INPUT: {reason}\n", report, [])
+
+
+def raised_signature(error):
+    """The signature of a kernel's exception: its type, and for a compiler's
+    error (Triton's CompilationError and its kin) a class of its own."""
+    kind = type(error).__name__
+    if "Compil" in kind:
+        return f"kernel failed to compile ({kind})"
+    return f"kernel raised {kind}"
+
+
+def raised_failure(error):
+    """What must stay the same while a raising case shrinks: the signature
+    and the message's first line, digits masked."""
+    first = str(error).splitlines()[0] if str(error) else ""
+    return re.sub(r"[0-9]+", "#", f"{raised_signature(error)}: {first}")
+
+
+def raised_verdict(case, error, kernel=None):
+    """The verdict on a run where the kernel raised: exit 3, the exception's
+    type as the signature, the traceback's last lines in the text."""
+    first = str(error).splitlines()[0] if str(error) else ""
+    tail = "".join(traceback.format_exception(type(error), error, error.__traceback__)).splitlines()[-12:]
+    reason = f"{raised_signature(error)}: {first}"
+    report = {"verdict": "runtime error", "exit_code": 3, "reason": reason, "backend": kernel or "",
+              "exception": type(error).__name__, "case": str(case), "traceback": tail}
+    return Verdict(3, raised_signature(error), "RUNTIME ERROR: " + reason + "\n" + "\n".join(tail) + "\n",
+                   report, [])
+
+
 def _profile(profile):
     return None if profile is None else profile.encode()
 
 
-def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=20, phases=None, outputs_graph=None):
+def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=20, phases=None, outputs_graph=None,
+          domain=None):
     """The verdict on the tensors a kernel wrote into: `outputs` from
     case.numpy_inputs() or case.torch_inputs() (run A, poison 0), and
     optionally `outputs_b` from a second run on poison 1, which tells an
@@ -50,7 +93,11 @@ def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=2
     "auto" (every named profile). phases: a dict whose "transfers" and
     "verdict" get the seconds spent (qcheck.fuzz's time split).
     outputs_graph: a third run on poison 0, the launch replayed from a CUDA
-    graph; every byte that differs from outputs' is graph-replay-differs."""
+    graph; every byte that differs from outputs' is graph-replay-differs.
+    domain: the kernel's qcheck.Domain; a case outside it is exit 2."""
+    why = domain.outside(case) if domain is not None else None
+    if why is not None:
+        return outside_verdict(case, why, kernel)
     if outputs.poison != 0 or (outputs_b is not None and outputs_b.poison != 1):
         raise ValueError("outputs must come from a run on poison 0 and outputs_b from one on poison 1")
     run_a = outputs.host_raw(phases)  # the host copies stay alive until the judge has read them
@@ -142,15 +189,27 @@ def _name(kernel, name=None):
     return name or getattr(kernel, "__name__", None)
 
 
-def run(case, kernel, device=None, profile=None, name=None, graph=False):
+def run(case, kernel, device=None, profile=None, name=None, graph=False, phases=None):
     """Runs `kernel(tensors)` twice (on poison 0, then on poison 1) on numpy
     arrays (device None) or torch tensors on `device`, and judges both runs
     (profile None: the kernel's .profile if it has one, as a qcheck.Plugin
-    does, else the case's). graph=True also compares a replay from a CUDA
-    graph with the eager run."""
-    runs, replayed = kernel_runs(case, kernel, device, graph=graph)
+    or @qcheck.kernel says, else the case's). graph=True also compares a
+    replay from a CUDA graph with the eager run. A case outside the kernel's
+    domain is not run (exit 2); a kernel that raises gives exit 3."""
+    why = outside(kernel, case)
+    if why is not None:
+        return outside_verdict(case, why, _name(kernel, name))
+    if graph and (device is None or not str(device).startswith("cuda")):
+        raise ValueError("graph=True needs a CUDA device (torch.cuda.CUDAGraph)")
+    try:
+        runs, replayed = kernel_runs(case, kernel, device, phases=phases, graph=graph)
+    except _capi.QcheckError:
+        raise  # the library refused the case: not the kernel's doing
+    except Exception as e:  # the kernel raised, or the device faulted
+        return raised_verdict(case, e, _name(kernel, name))
     profile = profile or getattr(kernel, "profile", None)
-    return check(case, runs[0], runs[1], profile=profile, kernel=_name(kernel, name), outputs_graph=replayed)
+    return check(case, runs[0], runs[1], profile=profile, kernel=_name(kernel, name), outputs_graph=replayed,
+                 phases=phases)
 
 
 class Against:
@@ -183,12 +242,26 @@ def against(case, first, second, device=None, profile="auto", names=None):
     inputs, each judged (under auto by default), and their outputs compared
     element by element."""
     first_name, second_name = names or (_name(first) or "first kernel", _name(second) or "second kernel")
-    runs_first, _ = kernel_runs(case, first, device)
-    runs_second, _ = kernel_runs(case, second, device)
-    verdicts = [check(case, r[0], r[1], profile=profile, kernel=n)
-                for r, n in ((runs_first, first_name), (runs_second, second_name))]
+    verdicts, runs = [], []
+    for kernel, name in ((first, first_name), (second, second_name)):
+        why = outside(kernel, case)
+        if why is not None:
+            verdicts.append(outside_verdict(case, why, name))
+            runs.append(None)
+            continue
+        try:
+            r, _ = kernel_runs(case, kernel, device)
+        except _capi.QcheckError:
+            raise
+        except Exception as e:
+            verdicts.append(raised_verdict(case, e, name))
+            runs.append(None)
+            continue
+        verdicts.append(check(case, r[0], r[1], profile=profile, kernel=name))
+        runs.append(r)
     if any(v.exit_code >= 2 for v in verdicts):
         return Against(verdicts[0], verdicts[1], None)
+    runs_first, runs_second = runs
     host_first, host_second = runs_first[0].host_raw(), runs_second[0].host_raw()
     out = ctypes.c_void_p()
     _capi.call("qcheck_differ", case._handle, first_name.encode(), pointer_array(host_first), second_name.encode(),

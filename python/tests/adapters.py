@@ -37,3 +37,21 @@ def races(tensors):
     _calls[0] += 1
     if _calls[0] % 2 == 0:
         tensors["query_out"].reshape(-1)[:1] ^= 1
+
+
+def divides_by_tail(tensors):
+    """A wrapper's ZeroDivisionError on a partial last block (its message names T)."""
+    correct(tensors)
+    tail = tensors.case["num_tokens"] % 16
+    if tail != 0:
+        raise ZeroDivisionError(f"integer division by zero with {tensors.case['num_tokens']} tokens")
+
+
+class CompilationError(Exception):
+    """The kind of exception a kernel compiler (Triton) raises."""
+
+
+def fails_to_compile_separate(tensors):
+    if tensors.case["query_path"] == "bf16-separate":
+        raise CompilationError("at 12:4: unsupported layout")
+    correct(tensors)

@@ -39,7 +39,9 @@ def test_a_planted_bug_is_found_saved_and_replays(tmp_path):
 
 def test_a_kernel_that_raises_is_a_finding(tmp_path):
     result = qcheck.fuzz(raises_on_odd_heads, executions=60, findings=tmp_path / "findings", progress=False)
-    assert any(s.startswith("kernel raised ValueError: odd H is not supported") for s in result.by_signature)
+    assert list(result.by_signature) == ["kernel raised ValueError"], result.summary()
+    assert all("RUNTIME ERROR: kernel raised ValueError: odd H is not supported" in f.text for f in result.findings)
+    assert all(f.case["mqa_heads"] % 2 == 1 for f in result.findings)
 
 
 def run_cli(*args, cwd=HERE):
@@ -61,7 +63,7 @@ def test_the_command_line_replays_with_qcheck_replays_exit_codes(tmp_path):
     fields["mqa_heads"] = 3
     qcheck.Case.from_json(json.dumps(fields)).save(tmp_path / "odd.json")
     raised = run_cli("replay", str(tmp_path / "odd.json"), "adapters:raises_on_odd_heads")
-    assert raised.returncode == 3 and "odd H is not supported" in raised.stderr
+    assert raised.returncode == 3 and "RUNTIME ERROR: kernel raised ValueError: odd H is not supported" in raised.stdout
     fuzzed = run_cli("fuzz", "adapters:correct", "--executions", "30", "--findings", str(tmp_path / "f"))
     assert fuzzed.returncode == 0 and "no findings" in fuzzed.stderr, fuzzed.stderr
 

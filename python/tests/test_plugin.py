@@ -3,6 +3,7 @@ functions) with the host-memory example plugins around the CPU model
 (capi/plugins/host_model_plugin.cc), and kernel against kernel and the graph
 check's comparison on the numpy path."""
 
+import json
 import os
 import subprocess
 import sys
@@ -39,7 +40,8 @@ def test_a_plugin_describes_itself():
     assert (p.name, p.profile, p.memory) == ("host model", "qcheck", "host")
     assert qcheck.Plugin(p.path).path == p.path
     narrow = plugin("narrow")
-    assert narrow.domain["rope_dims"] == [64] and narrow.domain["contiguous_only"]
+    declared = json.loads(narrow.domain.json)
+    assert declared["dims"]["rope_dim"] == {"values": [64]} and "index_weights" in declared["contiguous"]
 
 
 def test_refusals_name_the_file():

@@ -170,12 +170,12 @@ TEST(Plugin, CaseOutsideTheDomainIsRefusedNotAFinding) {
   ASSERT_EQ(load_plugin(kNarrow, &p), "");
   Case c = test::small_case();  // R = 8, L = 16, H = 3
   EXPECT_EQ(outside_plugin_domain(*p, c),
-            "outside the domain of plugin host model, narrow domain: rope_dim 8 (the plugin supports 64)");
+            "outside the domain of plugin host model, narrow domain: rope_dim 8 (the domain allows 64)");
   const Verdict v = run_verdict(c, plugin_backend_at(kNarrow));
   EXPECT_EQ(v.exit_code(), 2) << verdict_text(v, c);
   EXPECT_NE(v.outcome.reason.find("outside the domain of plugin"), std::string::npos) << v.outcome.reason;
 
-  fit_to_plugin_domain(p->domain, c);
+  fit_to_domain(p->domain, c);
   EXPECT_EQ(validate_case(c), "");
   EXPECT_EQ(c.rope_dim, 64);
   EXPECT_EQ(c.nope_dim, 512);
@@ -198,7 +198,7 @@ TEST(Plugin, FitMovesEveryCaseIntoTheDeclaredDomain) {
   for (uint64_t i = 0; i < 300; ++i) {
     Case c = test::sample_case(i);
     c.num_tokens = 1 + static_cast<int64_t>(i % 100);
-    fit_to_plugin_domain(p->domain, c);
+    fit_to_domain(p->domain, c);
     c.mqa_heads += c.mqa_heads % 2;  // the supports callback's rule, which fit cannot know
     const std::string invalid = validate_case(c);
     if (!invalid.empty()) {

@@ -213,3 +213,26 @@ TEST(Minimize, ReductionTable) {
 
 }  // namespace
 }  // namespace qcheck
+
+namespace qcheck {
+namespace {
+
+// The determinism gate lets through runs that differ only where no kernel
+// may write (what an out-of-bounds write leaves there depends on device
+// memory past the inputs), and nothing else.
+TEST(Minimize, RunsThatDifferOnlyInGuardBytesAreTheSameFailure) {
+  Report guards;
+  guards.counts[Signature{"index_q_fp8", "sentinel after", MismatchClass::kSentinelOverwritten}] = 480;
+  guards.counts[Signature{"query_out", "padding", MismatchClass::kPaddingOverwritten}] = 3;
+  EXPECT_TRUE(differs_only_in_forbidden_bytes(guards));
+  Report race = guards;
+  race.counts[Signature{"query_out", "rope part", MismatchClass::kWrongValue}] = 1;
+  EXPECT_FALSE(differs_only_in_forbidden_bytes(race));
+  Report unwritten;
+  unwritten.counts[Signature{"query_out", "nope front", MismatchClass::kUnwritten}] = 1;
+  EXPECT_FALSE(differs_only_in_forbidden_bytes(unwritten));
+  EXPECT_FALSE(differs_only_in_forbidden_bytes(Report{}));
+}
+
+}  // namespace
+}  // namespace qcheck

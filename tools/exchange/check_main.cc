@@ -1,10 +1,12 @@
-// qcheck-check DIR [--profile P|auto] [--json] [--max-listed N]: the
+// qcheck-check DIR [--profile P|auto] [--domain FILE] [--json] [--max-listed N]: the
 // verdict on the outputs a kernel wrote into the .npy files of DIR (written
 // by qcheck-case export; fuzz/exchange/exchange.h), as qcheck-replay gives it for an
 // in-process backend: every output element bit for bit under the profile
 // (default the case's; a named profile, NAME+any-fma, or auto), sentinels
 // and padding untouched, inputs unchanged. One run: an output element that
-// still holds poison A is reported unwritten.
+// still holds poison A is reported unwritten. With --domain (the JSON form
+// of fuzz/domain/domain_json.h), a case outside the kernel's domain is
+// refused with the reason (exit 2), never judged.
 // Exit status as qcheck-replay: 0 pass, 1 mismatch, 2 invalid input (a
 // missing, corrupt, truncated, wrong-dtype or wrong-shape file, named with
 // its field, in one line), 3 runtime error.
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "fuzz/domain/domain_json.h"
 #include "fuzz/exchange/exchange.h"
 #include "fuzz/verdict/judge.h"
 #include "fuzz/verdict/verdict.h"
@@ -19,7 +22,7 @@
 namespace {
 
 int usage() {
-  std::fprintf(stderr, "usage: qcheck-check DIR [--profile P|auto] [--json] [--max-listed N]\n");
+  std::fprintf(stderr, "usage: qcheck-check DIR [--profile P|auto] [--domain FILE] [--json] [--max-listed N]\n");
   return 2;
 }
 
@@ -28,13 +31,15 @@ int usage() {
 int main(int argc, char** argv) {
   if (argc < 2) return usage();
   const std::string dir = argv[1];
-  std::string profile;
+  std::string profile, domain_file;
   bool json = false;
   size_t max_listed = 20;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--profile" && i + 1 < argc) {
       profile = argv[++i];
+    } else if (arg == "--domain" && i + 1 < argc) {
+      domain_file = argv[++i];
     } else if (arg == "--max-listed" && i + 1 < argc) {
       max_listed = std::strtoul(argv[++i], nullptr, 10);
     } else if (arg == "--json") {
@@ -47,7 +52,13 @@ int main(int argc, char** argv) {
   qcheck::TensorSet got;
   qcheck::Verdict v;
   v.backend = "outside kernel (.npy in " + dir + ")";
-  std::string error = qcheck::import_run(dir, &c, &got);
+  qcheck::Domain domain;
+  std::string error = domain_file.empty() ? "" : qcheck::load_domain_file(domain_file, &domain);
+  if (error.empty()) error = qcheck::import_run(dir, &c, &got);
+  if (error.empty()) {
+    const std::string outside = qcheck::outside_domain(domain, c);
+    if (!outside.empty()) error = "outside the domain of " + domain_file + ": " + outside;
+  }
   if (error.empty()) {
     v.profile = profile.empty() ? c.profile : profile;
     v.report.max_listed = max_listed;

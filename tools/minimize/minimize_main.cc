@@ -260,8 +260,18 @@ int main(int argc, char** argv) {
     qcheck::find_profile(qcheck::verdict_profile(original, *backend, s.verdict), &profile);
     const qcheck::RepeatResult repeat = qcheck::repeat_backend(original, *backend, profile, 2);
     if (repeat.outcome.is_ok() && repeat.differing_runs > 0) {
-      nondeterminism = "the two runs of the same inputs wrote different bytes (run 0 as expected, run 1 as got):\n" +
-                       qcheck::report_text(repeat.difference);
+      const std::string differ = "the two runs of the same inputs wrote different bytes (run 0 as expected, run 1 as "
+                                 "got):\n" + qcheck::report_text(repeat.difference);
+      // Out-of-bounds writes of what was read out of bounds: the same
+      // failure twice is minimized (differs_only_in_forbidden_bytes).
+      const bool same_failure = qcheck::differs_only_in_forbidden_bytes(repeat.difference) &&
+                                evaluate(original) == first && evaluate(original) == first;
+      if (same_failure) {
+        std::fprintf(stderr, "qcheck-minimize: the runs differ only in bytes no kernel may write (guard bytes, "
+                             "padding) and fail the same way: minimized on that failure\n");
+      } else {
+        nondeterminism = differ;
+      }
     }
   } else {
     const qcheck::Observation second = observe_in_child(s, original);
@@ -280,6 +290,8 @@ int main(int argc, char** argv) {
   options.budget_seconds = s.budget;
   options.explain = s.explain;
   options.log = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
+  options.outside = backend->outside;  // a plugin's declared domain: no candidate outside it
+  options.fit = backend->fit;
   std::fprintf(stderr, "qcheck-minimize: %s on %s%s\n", first.text().c_str(), backend->name.c_str(),
                isolate ? " (every candidate in a fresh process)" : "");
   const qcheck::MinimizeResult r = qcheck::minimize(original, first, evaluate, options);

@@ -1,0 +1,60 @@
+// The C API's domains (fuzz/domain): a kernel's supported cases from their
+// JSON form, the check of a case and its repair.
+#include "capi/capi_edge.h"
+
+#include "fuzz/domain/domain_json.h"
+
+using namespace qcheck::capi;
+
+extern "C" {
+
+qcheck_status qcheck_domain_parse(const char* json, qcheck_domain** out, char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (json == nullptr || out == nullptr) {
+      why = "json or out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::Domain domain;
+    why = qcheck::domain_from_json(json, &domain);
+    if (!why.empty()) return QCHECK_INVALID_INPUT;
+    *out = new qcheck_domain{domain};
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_domain_json(const qcheck_domain* d, char* out, size_t capacity, size_t* needed) {
+  if (d == nullptr) return QCHECK_INVALID_INPUT;
+  return copy_text(qcheck::domain_to_json(d->domain), out, capacity, needed);
+}
+
+qcheck_status qcheck_domain_check_case(const qcheck_domain* d, const qcheck_case* c, char* message,
+                                       size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (d == nullptr || c == nullptr) {
+      why = "domain or case is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    why = qcheck::outside_domain(d->domain, c->c);
+    if (why.empty()) return QCHECK_OK;
+    why = "outside the domain: " + why;
+    return QCHECK_INVALID_INPUT;
+  });
+}
+
+qcheck_status qcheck_domain_fit_case(const qcheck_domain* d, const qcheck_case* c, qcheck_case** out, char* message,
+                                     size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (d == nullptr || c == nullptr || out == nullptr) {
+      why = "domain, case or out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    Case fitted = c->c;
+    qcheck::fit_to_domain(d->domain, fitted);
+    *out = new qcheck_case{fitted};
+    return QCHECK_OK;
+  });
+}
+
+void qcheck_domain_free(qcheck_domain* d) { delete d; }
+
+}  // extern "C"
