@@ -7,12 +7,14 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include <qcheck/qcheck.h>
 #include "fuzz/case/case.h"
 #include "fuzz/case/tensor_plan.h"
 #include "fuzz/domain/domain.h"
 #include "fuzz/minimize/minimize.h"
+#include "fuzz/verdict/known.h"
 #include "fuzz/verdict/verdict.h"
 
 struct qcheck_case {
@@ -26,6 +28,10 @@ struct qcheck_verdict {
 
 struct qcheck_domain {
   qcheck::Domain domain;
+};
+
+struct qcheck_known {
+  std::vector<qcheck::KnownBug> bugs;
 };
 
 struct qcheck_minimized {

@@ -1,6 +1,9 @@
-// The C API's domains (fuzz/domain): a kernel's supported cases from their
-// JSON form, the check of a case and its repair.
+// The C API's domains (fuzz/domain: a kernel's supported cases from their
+// JSON form, the check of a case and its repair) and known bugs
+// (fuzz/verdict/known.h: how a finding is counted and grouped).
 #include "capi/capi_edge.h"
+
+#include <algorithm>
 
 #include "fuzz/domain/domain_json.h"
 
@@ -56,5 +59,41 @@ qcheck_status qcheck_domain_fit_case(const qcheck_domain* d, const qcheck_case* 
 }
 
 void qcheck_domain_free(qcheck_domain* d) { delete d; }
+
+}  // extern "C"
+
+extern "C" {
+
+qcheck_status qcheck_known_parse(const char* json, qcheck_known** out, char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    if (json == nullptr || out == nullptr) {
+      why = "json or out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    std::vector<qcheck::KnownBug> bugs;
+    why = qcheck::known_bugs_from_json(json, &bugs);
+    if (!why.empty()) return QCHECK_INVALID_INPUT;
+    *out = new qcheck_known{bugs};
+    return QCHECK_OK;
+  });
+}
+
+qcheck_status qcheck_finding_classify(const qcheck_known* known, const qcheck_case* c, const char* signatures,
+                                      int32_t* known_entry, char* group, size_t capacity, size_t* needed) {
+  if (c == nullptr || signatures == nullptr || known_entry == nullptr) return QCHECK_INVALID_INPUT;
+  std::vector<std::string> lines;
+  std::string text(signatures);
+  for (size_t at = 0; at <= text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    if (end > at) lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  const qcheck::FindingClass f =
+      qcheck::classify_finding(known != nullptr ? known->bugs : std::vector<qcheck::KnownBug>{}, c->c, lines);
+  *known_entry = f.known;
+  return copy_text(f.group, group, capacity, needed);
+}
+
+void qcheck_known_free(qcheck_known* k) { delete k; }
 
 }  // extern "C"

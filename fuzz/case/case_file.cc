@@ -36,6 +36,13 @@ std::string load_case_file(const std::string& path, Case* out, CaseForm* form) {
   return error.empty() ? "" : path + ": " + error;
 }
 
+std::string read_file_whole(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "cannot open " + path + ": " + std::strerror(errno);
+  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return in.bad() ? "cannot read " + path : "";
+}
+
 std::string write_file_whole(const std::string& path, const std::string& bytes) {
   const std::string temporary = path + ".partial";
   std::ofstream file(temporary, std::ios::binary | std::ios::trunc);

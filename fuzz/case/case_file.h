@@ -26,6 +26,9 @@ std::string load_case_file(const std::string& path, Case* out, CaseForm* form = 
 // leaves no half-written case). "" or a message naming the file.
 std::string save_case_file(const std::string& path, const Case& c, CaseForm form);
 
+// Reads the whole file into *out. "" or a message naming the file.
+std::string read_file_whole(const std::string& path, std::string* out);
+
 // Writes `bytes` to `path` all or nothing (a temporary file beside it,
 // renamed over it once complete). "" or a message naming the file.
 std::string write_file_whole(const std::string& path, const std::string& bytes);

@@ -1,9 +1,8 @@
 #include "fuzz/domain/domain_json.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "fuzz/case/case_file.h"
 #include "fuzz/case/case_names.h"
 #include "fuzz/case/tensor_plan.h"
 
@@ -252,11 +251,9 @@ std::string domain_to_json(const Domain& d) {
 }
 
 std::string load_domain_file(const std::string& path, Domain* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "domain file " + path + ": cannot be read";
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string why = domain_from_json(text.str(), out);
+  std::string text;
+  std::string why = read_file_whole(path, &text);
+  if (why.empty()) why = domain_from_json(text, out);
   return why.empty() ? "" : "domain file " + path + ": " + why;
 }
 

@@ -165,6 +165,10 @@ std::string verdict_text(const Verdict& v, const Case& c) {
   std::string text = header(v) + "\ncase: " + describe(c) + "\n";
   for (const std::string& line : v.explanation) text += line + "\n";
   if (v.outcome.is_ok()) text += report_text(v.report);
+  if (v.known >= 0) {
+    text += "KNOWN: " + v.group + " is covered by known bug " + std::to_string(v.known) + " [" +
+            v.known_signature + "]" + (v.known_note.empty() ? "" : " (" + v.known_note + ")") + "\n";
+  }
   return text;
 }
 
@@ -183,6 +187,9 @@ std::string verdict_json(const Verdict& v, const Case& c) {
   j["profiles"] = v.explaining;
   j["explanation"] = v.explanation;
   j["case"] = describe(c);
+  j["group"] = v.group;
+  j["known"] = v.known;
+  j["known_note"] = v.known_note;
   if (v.outcome.is_ok()) {
     const Report& r = v.report;
     j["total"] = r.total;

@@ -44,6 +44,12 @@ struct Verdict {
   std::vector<std::string> explanation;  // fuzz/verdict/judge.h: acceptance choices, auto's findings
   bool planted_bug = false;  // the backend is expected to fail
   bool graph = false;        // a graph replay was compared with the eager run
+  // A failing verdict's finding group and the known bug that covers it
+  // (fuzz/verdict/known.h classify_verdict): where the outputs differ, and
+  // the entry's index and note (-1: a new finding, or no list was given).
+  std::string group;
+  int known = -1;
+  std::string known_signature, known_note;
 
   bool passed() const { return outcome.is_ok() && report.passed(); }
   // 0 pass, 1 mismatch, 2 invalid input, 3 runtime error.

@@ -289,6 +289,23 @@ qcheck_status qcheck_domain_fit_case(const qcheck_domain* d, const qcheck_case* 
                                      size_t message_size);
 void qcheck_domain_free(qcheck_domain* d);
 
+/* --- known bugs and finding groups (fuzz/verdict/known.h) ---------------------------------------- */
+
+typedef struct qcheck_known qcheck_known; /* opaque; free with qcheck_known_free */
+
+/* A known-bugs list from its JSON form: {"known": [{"signature": PATTERN,
+ * "domain": {...}, "note": "..."}, ...]}; PATTERN is "tensor/part/class"
+ * with '*' for any run of characters. */
+qcheck_status qcheck_known_parse(const char* json, qcheck_known** out, char* message, size_t message_size);
+/* How a finding counts: `signatures` holds every signature of its verdict,
+ * one per line ("tensor/part/class", or the line of a runtime error).
+ * *known_entry is the index of the entry that covers all of them (NULL
+ * known: none), else -1; group[capacity] gets the finding's group: where
+ * it differs (the tensor/part pairs no entry covers), " + " between them. */
+qcheck_status qcheck_finding_classify(const qcheck_known* known, const qcheck_case* c, const char* signatures,
+                                      int32_t* known_entry, char* group, size_t capacity, size_t* needed);
+void qcheck_known_free(qcheck_known* k);
+
 /* The names of the known profiles, comma-separated. */
 qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed);
 

@@ -139,7 +139,7 @@ def cmd_planted(args, rep):
         rep.say(f"time to the first finding: {found_at:.2f} s (of {result.seconds:.1f} s); "
                 f"signature {first.signature}; case {first.path}")
         rep.say(f"  {first.case}")
-        rep.say("by signature: " + ", ".join(f"{n} x {s}" for s, n in sorted(result.by_signature.items())))
+        rep.say("by group: " + ", ".join(f"{n} x {s}" for s, n in sorted(result.by_group.items())))
     rep.expect(len(result.findings) >= 1, f">= 1 finding for the planted bug (got {len(result.findings)})")
 
 

@@ -21,6 +21,7 @@ from . import _capi
 from .case import Case
 from .domain import Domain
 from .fuzz import fuzz
+from .known import KnownList, classify, signatures_of
 from .plugin import Plugin
 from .verdict import against, run
 
@@ -41,8 +42,8 @@ def adapter(spec):
 class _WithDomain:
     """An adapter called as it is, with the domain given on the command line."""
 
-    def __init__(self, kernel, domain):
-        self._kernel, self.domain = kernel, domain
+    def __init__(self, kernel, domain, domain_file):
+        self._kernel, self.domain, self.domain_file = kernel, domain, domain_file
         self.profile = getattr(kernel, "profile", None)
         self.__name__ = getattr(kernel, "__name__", "kernel")
         self.__module__, self.__qualname__ = getattr(kernel, "__module__", None), getattr(kernel, "__qualname__", None)
@@ -67,6 +68,7 @@ def main(argv=None):
     f.add_argument("--device", help="a torch device (cuda, cuda:1); numpy arrays when left out")
     f.add_argument("--graph", action="store_true", help="also replay each case from a CUDA graph")
     f.add_argument("--domain", help="a domain file (qcheck.Domain's JSON form) for a kernel that declares none")
+    f.add_argument("--known", help="a known-bugs file: findings it covers are counted apart (qcheck.known)")
     r = sub.add_parser("replay", help="run one case file through an adapter")
     r.add_argument("case")
     r.add_argument("target")
@@ -75,19 +77,21 @@ def main(argv=None):
     r.add_argument("--graph", action="store_true")
     r.add_argument("--against", help="a second TARGET: both on the case, their outputs compared")
     r.add_argument("--domain", help="a domain file for a kernel that declares none")
+    r.add_argument("--known", help="a known-bugs file: says whether the case's failure is a known one")
     args = parser.parse_args(argv)
     try:
         kernel = adapter(args.target)
         second = adapter(args.against) if getattr(args, "against", None) else None
         if args.domain:
-            kernel = _WithDomain(kernel, Domain.load(args.domain))
-    except (OSError, _capi.QcheckError) as e:
+            kernel = _WithDomain(kernel, Domain.load(args.domain), args.domain)
+        known = KnownList(args.known) if args.known else None
+    except (OSError, ValueError, _capi.QcheckError) as e:
         print(f"qcheck: {e}", file=sys.stderr)
         return 2
     if args.command == "fuzz":
         result = fuzz(kernel, minutes=args.minutes, profile=args.profile, case_size=args.case_size, seed=args.seed,
                       corpus=args.corpus, device=args.device, findings=args.findings, executions=args.executions,
-                      graph=args.graph)
+                      graph=args.graph, known=known)
         return 1 if result.findings else 0
     try:
         case = Case.load(args.case)
@@ -110,6 +114,10 @@ def main(argv=None):
         print("RUNTIME ERROR: the kernel raised\n" + traceback.format_exc(), file=sys.stderr)
         return 3
     print(verdict.text, end="")
+    if known is not None and not verdict.passed:
+        entry, group = classify(known, case, signatures_of(verdict))
+        print(f"KNOWN: {group} is covered by known entry {entry} [{known.entries[entry].signature}] "
+              f"({known.entries[entry].note})" if entry is not None else f"NEW (not a known bug): {group}")
     return verdict.exit_code
 
 

@@ -105,6 +105,9 @@ _signatures = {
     "qcheck_domain_json": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_domain_check_case": [_P, _P] + _MSG,
     "qcheck_domain_fit_case": [_P, _P, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_known_parse": [ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_finding_classify": [_P, _P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_char_p, _S,
+                                ctypes.POINTER(_S)],
     "qcheck_verdict_exit_code": [_P],
     "qcheck_verdict_signature": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_verdict_profiles": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
@@ -125,7 +128,8 @@ for _name, _args in _signatures.items():
     _fn = getattr(_lib, _name)
     _fn.argtypes = _args
     _fn.restype = ctypes.c_int
-for _name in ("qcheck_case_free", "qcheck_verdict_free", "qcheck_minimized_free", "qcheck_domain_free"):
+for _name in ("qcheck_case_free", "qcheck_verdict_free", "qcheck_minimized_free", "qcheck_domain_free",
+              "qcheck_known_free"):
     getattr(_lib, _name).argtypes = [_P]
     getattr(_lib, _name).restype = None
 

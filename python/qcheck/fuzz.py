@@ -26,6 +26,7 @@ from pathlib import Path
 from . import _capi
 from .case import Case
 from .domain import domain_of, fit, outside
+from .known import KnownList, classify, signatures_of
 from .verdict import run
 
 
@@ -49,26 +50,50 @@ def bin_name(index):
 
 
 class Finding:
-    def __init__(self, case, signature, text, path):
-        self.case, self.signature, self.text, self.path = case, signature, text, path
+    """case, signature (the verdict's primary), signatures (all of them),
+    group (where the outputs differ), known (the index of the known entry it
+    falls under, else None), text (the verdict), path (the saved case; for
+    a known finding after its entry's first, None: saved once)."""
+
+    def __init__(self, case, signature, signatures, group, known, text, path):
+        self.case, self.signature, self.signatures = case, signature, signatures
+        self.group, self.known, self.text, self.path = group, known, text, path
+
+
+class Group:
+    """The findings of one group: count, classes (signature -> elements or
+    findings counted under it, every class the group's findings showed) and
+    first (its first Finding)."""
+
+    def __init__(self, first):
+        self.count, self.classes, self.first = 0, {}, first
 
 
 class FuzzResult:
-    """executions, seconds, exec_per_second, bins (reached), findings (Finding
-    list), by_signature (signature -> count), phases (seconds per phase:
-    cases (mutator and semantic bins), inputs (libqcheck writes the
-    buffers), transfers (to the device and back), kernel (the adapter, to a
+    """executions, seconds, exec_per_second, bins (reached), findings (the
+    new findings: Finding list), groups (group -> Group: where the outputs
+    differ), known (entry index -> Group of the findings under that known
+    entry; known_entries the Known list), phases (seconds per phase: cases
+    (mutator and semantic bins), inputs (libqcheck writes the buffers),
+    transfers (to the device and back), kernel (the adapter, to a
     synchronize), verdict (libqcheck's judge))."""
 
-    def __init__(self):
+    def __init__(self, known_entries=()):
         self.executions = 0
         self.seconds = 0.0
         self.bins = set()
         self.findings = []
-        self.by_signature = {}
+        self.groups = {}
+        self.known = {}
+        self.known_entries = list(known_entries)
         self.phases = {"cases": 0.0, "inputs": 0.0, "transfers": 0.0, "kernel": 0.0, "verdict": 0.0}
         self.stopped = ""
         self.outside_domain = 0  # generated cases the kernel's domain refused even after the repair
+
+    @property
+    def by_group(self):
+        """group -> number of new findings in it."""
+        return {g: group.count for g, group in self.groups.items()}
 
     @property
     def exec_per_second(self):
@@ -84,13 +109,20 @@ class FuzzResult:
             lines.append(f"{self.outside_domain} generated cases outside the kernel's domain (not run)")
         if self.stopped:
             lines.append("stopped: " + self.stopped)
+        if self.known:
+            lines.append(f"KNOWN: {sum(g.count for g in self.known.values())} cases under "
+                         f"{len(self.known)} known entries (not counted as findings)")
+            for entry, group in sorted(self.known.items()):
+                k = self.known_entries[entry]
+                lines.append(f"  {group.count} x known [{k.signature}]" + (f" ({k.note})" if k.note else "") +
+                             f"  first: {group.first.path}")
         if not self.findings:
-            lines.append("no findings")
+            lines.append("no new findings" if self.known else "no findings")
         else:
-            lines.append(f"FINDINGS: {len(self.findings)} cases in {len(self.by_signature)} groups")
-            for signature, n in sorted(self.by_signature.items()):
-                first = next(f for f in self.findings if f.signature == signature)
-                lines.append(f"  {n} x [{signature}]  first: {first.path}")
+            lines.append(f"FINDINGS: {len(self.findings)} cases in {len(self.groups)} groups (where the outputs differ)")
+            for key, group in sorted(self.groups.items()):
+                lines.append(f"  {group.count} x [{key}]  first: {group.first.path}")
+                lines.append("      classes: " + ", ".join(f"{s} ({n})" for s, n in sorted(group.classes.items())))
         return "\n".join(lines)
 
 
@@ -101,17 +133,20 @@ def _target_name(kernel):
 
 
 def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=None, device=None,
-         findings="qcheck-findings", max_findings=50, progress=True, executions=None, graph=False):
+         findings="qcheck-findings", max_findings=50, progress=True, executions=None, graph=False, known=None):
     """Fuzzes `kernel(tensors)` (the adapter contract of python/README.md)
     for `minutes` (or `executions` cases). Returns a FuzzResult. A kernel
     with a domain (qcheck.Domain: @qcheck.kernel, a qcheck.Plugin) gets
     every case repaired into it and only cases inside it; one with a
     profile is judged under it unless `profile` says otherwise. graph=True
-    also replays every case from a CUDA graph."""
+    also replays every case from a CUDA graph. known: qcheck.Known entries
+    (or a known-bugs file): findings they cover are counted apart and do not
+    stop the run (qcheck.known)."""
     profile = profile or getattr(kernel, "profile", None)
     domain = domain_of(kernel)
+    known_list = known if isinstance(known, KnownList) or known is None else KnownList(known)
     rng = random.Random(seed)
-    result = FuzzResult()
+    result = FuzzResult(known_list.entries if known_list else ())
     findings_dir = Path(findings)
     corpus_dir = Path(corpus) if corpus else None
     pool = []
@@ -165,8 +200,8 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                 corpus_dir.mkdir(parents=True, exist_ok=True)
                 case.save(corpus_dir / f"{case.digest}.json")
         if not verdict.passed:
-            failure = verdict.signature or verdict.json.get("verdict")
-            _record(result, case, failure, verdict.text, findings_dir, target, profile, device)
+            _record(result, case, verdict, known_list, findings_dir, target, profile, device,
+                    getattr(kernel, "domain_file", None))
             if verdict.exit_code == 3 and "CUDA" in verdict.json.get("reason", ""):
                 result.stopped = "a CUDA error: the process's CUDA context is dead (the case is saved)"
                 break
@@ -184,17 +219,31 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     return result
 
 
-def replay_command(path, target, profile=None, device=None):
+def replay_command(path, target, profile=None, device=None, known=None, domain_file=None):
     """The command that replays a saved case on the same kernel, as it was run."""
     return (f"python -m qcheck replay {path} {target}" + (f" --profile {profile}" if profile else "") +
-            (f" --device {device}" if device else ""))
+            (f" --device {device}" if device else "") + (f" --domain {domain_file}" if domain_file else "") +
+            (f" --known {known}" if known else ""))
 
 
-def _record(result, case, signature, text, findings_dir, target, profile, device):
-    findings_dir.mkdir(parents=True, exist_ok=True)
-    path = findings_dir / f"{case.digest}.json"
-    case.save(path)
-    replay = replay_command(path, target, profile, device)
-    (findings_dir / f"{case.digest}.txt").write_text(text + "\nreplay: " + replay + "\n")
-    result.findings.append(Finding(case, signature, text, path))
-    result.by_signature[signature] = result.by_signature.get(signature, 0) + 1
+def _record(result, case, verdict, known_list, findings_dir, target, profile, device, domain_file):
+    signatures = signatures_of(verdict)
+    entry, group_key = classify(known_list, case, signatures)
+    groups = result.groups if entry is None else result.known
+    key = group_key if entry is None else entry
+    path = None
+    if key not in groups or entry is None:  # a known entry's findings are saved once
+        findings_dir.mkdir(parents=True, exist_ok=True)
+        path = findings_dir / f"{case.digest}.json"
+        case.save(path)
+        replay = replay_command(path, target, profile, device,
+                                known_list.path if known_list is not None else None, domain_file)
+        (findings_dir / f"{case.digest}.txt").write_text(verdict.text + "\nreplay: " + replay + "\n")
+    finding = Finding(case, verdict.signature or signatures[0], signatures, group_key, entry, verdict.text, path)
+    group = groups.setdefault(key, Group(finding))
+    group.count += 1
+    for c in verdict.json.get("counts", []) or [{"signature": signatures[0], "count": 1}]:
+        name = c.get("signature") or f"{c['tensor']}/{c['part']}/{c['class']}"
+        group.classes[name] = group.classes.get(name, 0) + c.get("count", 1)
+    if entry is None:
+        result.findings.append(finding)

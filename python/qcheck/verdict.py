@@ -27,6 +27,7 @@ class Verdict:
     judged_under (the profile the report is under)."""
 
     def __init__(self, exit_code, signature, text, report, profiles):
+        self.notes = []  # what the run could not see (qcheck.allocator), in words
         self.exit_code = exit_code
         self.signature = signature
         self.text = text
@@ -118,11 +119,17 @@ def check(case, outputs, outputs_b=None, profile=None, kernel=None, max_listed=2
     _capi.call("qcheck_judge", case._handle, ctypes.byref(options), pointer_array(run_a), run_b, len(run_a),
                ctypes.byref(verdict))
     try:
-        return _read_verdict(verdict)
+        result = _read_verdict(verdict)
     finally:
         _capi.lib().qcheck_verdict_free(verdict)
         if phases is not None:
             phases["verdict"] += time.monotonic() - start
+    notes = [n for t in (outputs, outputs_b) if t is not None for n in getattr(t, "notes", [])]
+    if notes:
+        result.notes = sorted(set(notes))
+        result.text += "".join(f"note: {n}\n" for n in result.notes)
+        result.json["notes"] = result.notes
+    return result
 
 
 def _read_verdict(verdict):
@@ -148,20 +155,32 @@ def _synchronize(device):
         torch.cuda.synchronize()
 
 
-def kernel_runs(case, kernel, device=None, phases=None, graph=False):
+def _on_cuda(device):
+    return device is not None and str(device).startswith("cuda")
+
+
+def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allocator=True):
     """([run A, run B], graph run or None): `kernel(tensors)` on poison 0 and
     on poison 1, and with graph=True once more on poison 0, captured in a
     torch.cuda.CUDAGraph and replayed (the kernel must be capturable: no
     synchronization or host copy inside). phases["kernel"] gets the seconds
-    of the eager runs."""
+    of the eager runs. On a CUDA device, poison_allocator fills what torch's
+    caching allocator hands out next with the run's poison first
+    (qcheck.allocator), so outputs a wrapper allocates itself start
+    poisoned; each run's .notes say what that could not reach."""
     runs = []
     for poison in (0, 1):
         tensors = make_tensors(case, poison, device, phases=phases)
+        watch = None
+        if poison_allocator and _on_cuda(device):
+            from .allocator import poison_allocator as poison_pool
+            watch = poison_pool(device, poison, 2 * tensors.block.numel())
         start = time.monotonic()
         kernel(tensors)
         _synchronize(device)
         if phases is not None:
             phases["kernel"] += time.monotonic() - start
+        tensors.notes = watch.notes() if watch is not None else []
         runs.append(tensors)
     replayed = None
     if graph:
@@ -189,7 +208,7 @@ def _name(kernel, name=None):
     return name or getattr(kernel, "__name__", None)
 
 
-def run(case, kernel, device=None, profile=None, name=None, graph=False, phases=None):
+def run(case, kernel, device=None, profile=None, name=None, graph=False, phases=None, poison_allocator=True):
     """Runs `kernel(tensors)` twice (on poison 0, then on poison 1) on numpy
     arrays (device None) or torch tensors on `device`, and judges both runs
     (profile None: the kernel's .profile if it has one, as a qcheck.Plugin
@@ -202,7 +221,8 @@ def run(case, kernel, device=None, profile=None, name=None, graph=False, phases=
     if graph and (device is None or not str(device).startswith("cuda")):
         raise ValueError("graph=True needs a CUDA device (torch.cuda.CUDAGraph)")
     try:
-        runs, replayed = kernel_runs(case, kernel, device, phases=phases, graph=graph)
+        runs, replayed = kernel_runs(case, kernel, device, phases=phases, graph=graph,
+                                     poison_allocator=poison_allocator)
     except _capi.QcheckError:
         raise  # the library refused the case: not the kernel's doing
     except Exception as e:  # the kernel raised, or the device faulted

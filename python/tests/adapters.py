@@ -55,3 +55,22 @@ def fails_to_compile_separate(tensors):
     if tensors.case["query_path"] == "bf16-separate":
         raise CompilationError("at 12:4: unsupported layout")
     correct(tensors)
+
+
+def two_bugs(tensors):
+    """A latent bug in most cases (the first weight's last bit, wherever the
+    indexer runs) and a rarer one (the last token's first query element when
+    T % 16 == 15)."""
+    correct(tensors)
+    case = tensors.case
+    if case["has_indexer"]:
+        _flip_last_bit(tensors["index_weights_out"], (0,) * tensors["index_weights_out"].ndim)
+    if case["num_tokens"] % 16 == 15:
+        _flip_last_bit(tensors["query_out"], (-1, 0, 0))
+
+
+def _flip_last_bit(array, index):
+    if array.size == 0:
+        return
+    bits = array.view(np.uint32) if array.dtype == np.float32 else array
+    bits[index] ^= 1

@@ -137,7 +137,7 @@ def test_a_raising_kernel_is_minimized_while_it_raises_the_same_type(tmp_path):
 
 def test_a_compiler_error_has_a_class_of_its_own(tmp_path):
     result = qcheck.fuzz(fails_to_compile_separate, executions=60, findings=tmp_path / "f", progress=False)
-    assert list(result.by_signature) == ["kernel failed to compile (CompilationError)"], result.summary()
+    assert list(result.groups) == ["kernel failed to compile (CompilationError)"], result.summary()
 
 
 def run_cli(*args, cwd=HERE):
@@ -157,6 +157,13 @@ def test_replay_takes_a_domain_file_and_prints_the_device(tmp_path):
     result = qcheck.fuzz(skips_tail_token, executions=20, findings=tmp_path / "f", progress=False, device=None)
     line = (result.findings[0].path.with_suffix(".txt")).read_text().splitlines()[-1]
     assert line.startswith("replay: python -m qcheck replay ") and "--device" not in line
+    qcheck.Domain(max_tokens=40).save(tmp_path / "d40.json")
+    fuzzed = run_cli("fuzz", "adapters:skips_tail_token", "--executions", "40", "--findings", str(tmp_path / "g"),
+                     "--domain", str(tmp_path / "d40.json"))
+    assert fuzzed.returncode == 1, fuzzed.stderr
+    lines = [p.read_text().splitlines()[-1] for p in (tmp_path / "g").glob("*.txt")]
+    assert lines and all(f"--domain {tmp_path / 'd40.json'}" in line for line in lines), lines
+    assert all(qcheck.Case.load(p)["num_tokens"] <= 40 for p in (tmp_path / "g").glob("*.json"))
     from qcheck.fuzz import replay_command
     assert replay_command("c.json", "m:f", "vllm-triton", "cuda:1") == \
         "python -m qcheck replay c.json m:f --profile vllm-triton --device cuda:1"

@@ -28,7 +28,7 @@ def test_a_correct_kernel_gives_no_finding_and_keeps_cases_that_reach_new_bins(t
 def test_a_planted_bug_is_found_saved_and_replays(tmp_path):
     result = qcheck.fuzz(skips_tail_token, executions=200, findings=tmp_path / "findings", progress=False)
     assert result.findings, result.summary()
-    assert all(s.endswith("/unwritten") for s in result.by_signature), result.by_signature
+    assert all(c.endswith("/unwritten") for g in result.groups.values() for c in g.classes), result.summary()
     finding = result.findings[0]
     text = (tmp_path / "findings" / f"{finding.case.digest}.txt").read_text()
     assert "replay: python -m qcheck replay" in text and "adapters:skips_tail_token" in text
@@ -39,7 +39,7 @@ def test_a_planted_bug_is_found_saved_and_replays(tmp_path):
 
 def test_a_kernel_that_raises_is_a_finding(tmp_path):
     result = qcheck.fuzz(raises_on_odd_heads, executions=60, findings=tmp_path / "findings", progress=False)
-    assert list(result.by_signature) == ["kernel raised ValueError"], result.summary()
+    assert list(result.groups) == ["kernel raised ValueError"], result.summary()
     assert all("RUNTIME ERROR: kernel raised ValueError: odd H is not supported" in f.text for f in result.findings)
     assert all(f.case["mqa_heads"] % 2 == 1 for f in result.findings)
 

@@ -91,7 +91,7 @@ def test_fuzzing_a_plugin_stays_inside_its_domain(tmp_path):
 
 def test_fuzzing_the_planted_plugin_finds_it(tmp_path):
     result = qcheck.fuzz(plugin("bug"), executions=200, findings=tmp_path / "findings", progress=False)
-    assert any(s.startswith("index_q_fp8/") for s in result.by_signature), result.summary()
+    assert any(g.startswith("index_q_fp8/") for g in result.groups), result.summary()
 
 
 def test_kernel_against_kernel():

@@ -17,6 +17,8 @@
 #            replay, QCHECK_TEST_FAULT_EXIT), QCHECK_TEST_BUG; the defaults are
 #            the CPU ones, the GPU gate sets the CUDA ones (under MPS).
 #   pr       pr mode stops at the first new finding, before its time
+#   known    pr mode with --known covering one planted bug: it neither stops
+#            the run nor counts as a finding; the second planted bug does
 #   hang     a hang becomes a timeout finding
 #   signal   SIGTERM: the summary is printed, corpus kept, exit 143
 #   setup    an unwritable work folder and a full disk: one line, exit 2
@@ -143,6 +145,25 @@ case "$mode" in
     ran=$(sed -n 's/^==== campaign summary: mode pr, \([0-9]*\)s of 5 min.*/\1/p' "$work/out")
     [ -n "$ran" ] && [ "$ran" -lt 300 ] || fail "pr mode ran '${ran}' s of its 5 min"
     passed "pr mode stopped after $ran s"
+    ;;
+  known)
+    # The log2f scale bug shows in the indexer outputs only; the tail bug
+    # always leaves query_out unwritten as well, so no entry covers it.
+    export QCHECK_FUZZ_BACKENDS=cpu-simd,cpu-model-bug-log2f-scale,cpu-model-bug-skip-last-tail-token
+    printf '%s\n' '{"known": [{"signature": "index_q_fp8/*", "note": "planted log2f scale"},' \
+      '{"signature": "index_weights_out/*", "note": "planted log2f scale"}]}' >"$work/known.json"
+    run --mode pr --known "$work/known.json" 5
+    [ $status -eq 1 ] || fail "exit $status, expected 1 (the tail bug is new)"
+    expect '^pr mode: stopped at the first new finding, .*cpu-model-bug-skip-last-tail-token' \
+      "pr mode stopped at the tail bug, not at the known one"
+    grep -q '^  [0-9]* x \[cpu-model-bug-log2f-scale ' "$work/out" && fail "the known bug is listed as a finding"
+    triaged=$(grep -l 'cpu-model-bug-log2f-scale' "$work"/run/triage/* 2>/dev/null | wc -l)
+    if [ "$triaged" -gt 0 ]; then
+      expect '^KNOWN: [0-9]+ artifacts covered by .*known.json' "the known bug's artifacts are counted apart"
+      expect '^  [0-9]+ x known \[cpu-model-bug-log2f-scale \| known bug [01]: planted log2f scale' \
+        "the known bug's artifacts name their entry"
+    fi
+    passed "pr mode passed $triaged known artifacts and stopped at the second bug"
     ;;
   hang)
     export QCHECK_FUZZ_BACKENDS=cpu-simd,cpu-bug-hang QCHECK_FUZZ_TIMEOUT=3

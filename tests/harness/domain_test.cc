@@ -13,6 +13,7 @@
 #include "fuzz/domain/domain.h"
 #include "fuzz/domain/domain_json.h"
 #include "fuzz/minimize/minimize.h"
+#include "fuzz/verdict/known.h"
 
 namespace qcheck {
 namespace {
@@ -275,6 +276,71 @@ TEST(Domain, MinimizerProposesNothingOutside) {
   EXPECT_EQ(kept.minimized.mqa_heads, 2);
   EXPECT_EQ(kept.minimized.num_tokens, 2);
   EXPECT_EQ(outside_domain(d, kept.minimized), "");
+}
+
+}  // namespace
+}  // namespace qcheck
+
+namespace qcheck {
+namespace {
+
+TEST(KnownBugs, PatternsMatchAsGlobs) {
+  EXPECT_TRUE(matches_pattern("index_weights_out/*", "index_weights_out/weights/wrong-value"));
+  EXPECT_TRUE(matches_pattern("*/unwritten", "query_out/nope front/unwritten"));
+  EXPECT_TRUE(matches_pattern("query_out/*/sign-of-zero", "query_out/rope tail/sign-of-zero"));
+  EXPECT_FALSE(matches_pattern("query_out/*/sign-of-zero", "query_out/rope tail/wrong-value"));
+  EXPECT_FALSE(matches_pattern("index_q_fp8/*", "index_weights_out/weights/wrong-value"));
+  EXPECT_TRUE(matches_pattern("kernel raised ZeroDivisionError", "kernel raised ZeroDivisionError"));
+  EXPECT_FALSE(matches_pattern("kernel raised Zero", "kernel raised ZeroDivisionError"));
+  EXPECT_TRUE(matches_pattern("*", ""));
+}
+
+// Groups are where the outputs differ: one bug zeroing weights is one group
+// whatever class its first element shows; two bugs in two outputs are two
+// places; a known bug's signatures leave the group of what remains.
+TEST(KnownBugs, FindingsGroupByWhereTheyDifferAndKnownOnesAreSetAside) {
+  const Case c = small_case();
+  const std::vector<KnownBug> none;
+  EXPECT_EQ(classify_finding(none, c, {"index_weights_out/weights/sign-of-zero"}).group, "index_weights_out/weights");
+  EXPECT_EQ(classify_finding(none, c, {"index_weights_out/weights/wrong-value", "index_weights_out/weights/expected-nan-got-number"}).group,
+            "index_weights_out/weights");
+  const std::vector<std::string> two = {"query_out/rope tail/wrong-value", "index_weights_out/weights/wrong-value",
+                                        "index_weights_out/weights/sign-of-zero"};
+  EXPECT_EQ(classify_finding(none, c, two).group, "index_weights_out/weights + query_out/rope tail");
+  EXPECT_EQ(classify_finding(none, c, two).known, -1);
+
+  std::vector<KnownBug> known;
+  ASSERT_EQ(known_bugs_from_json(R"({"known": [{"signature": "index_weights_out/*", "note": "stride assumed 1"},
+      {"signature": "*/unwritten", "domain": {"dims": {"num_tokens": {"min": 100}}}}]})", &known), "");
+  ASSERT_EQ(known.size(), 2u);
+  EXPECT_EQ(known[0].note, "stride assumed 1");
+  // The second bug shows beside the known one: a new finding, grouped by what is new.
+  const FindingClass beside = classify_finding(known, c, two);
+  EXPECT_EQ(beside.known, -1);
+  EXPECT_EQ(beside.group, "query_out/rope tail");
+  // The known one alone: counted under its entry.
+  const FindingClass alone = classify_finding(known, c, {"index_weights_out/weights/wrong-value"});
+  EXPECT_EQ(alone.known, 0);
+  EXPECT_EQ(alone.group, "index_weights_out/weights");
+  // A domain predicate: unwritten is known only from T = 100 on (small_case has T = 17).
+  EXPECT_EQ(classify_finding(known, c, {"query_out/nope front/unwritten"}).known, -1);
+  Case long_case = c;
+  long_case.num_tokens = 100;
+  EXPECT_EQ(classify_finding(known, long_case, {"query_out/nope front/unwritten"}).known, 1);
+  // A raised exception is its own group.
+  EXPECT_EQ(classify_finding(none, c, {"kernel raised ZeroDivisionError"}).group, "kernel raised ZeroDivisionError");
+}
+
+TEST(KnownBugs, BadJsonNamesTheEntry) {
+  std::vector<KnownBug> known;
+  EXPECT_EQ(known_bugs_from_json(R"({"known": [{"note": "x"}]})", &known),
+            "known bugs: known[0].signature: missing or empty (a pattern such as \"index_weights_out/*\")");
+  EXPECT_EQ(known_bugs_from_json(R"({"known": [{"signature": "a", "why": "x"}]})", &known),
+            "known bugs: known[0].why: unknown key (signature, domain, note)");
+  EXPECT_EQ(known_bugs_from_json(R"({"known": [{"signature": "a", "domain": {"rope": 1}}]})", &known).rfind(
+                "known bugs: known[0].domain: domain: unknown key 'rope'", 0),
+            0u);
+  EXPECT_EQ(known_bugs_from_json("[]", &known).rfind("known bugs: expected {\"known\"", 0), 0u);
 }
 
 }  // namespace

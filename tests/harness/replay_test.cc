@@ -87,6 +87,38 @@ TEST(Replay, MismatchExitsOneWithAPlantedBug) {
   EXPECT_NE(r.output.find("\"verdict\": \"mismatch\""), std::string::npos) << r.output;
 }
 
+// --domain refuses a case outside it (exit 2, the reason); --known names
+// the entry that covers a failure, and the JSON carries group and entry.
+TEST(Replay, DomainAndKnownBugFiles) {
+#ifndef QCHECK_HAVE_CPU_MODEL
+  GTEST_SKIP() << "fuzz/backends/cpu_model.cc is not built: no planted-bug CPU backend";
+#endif
+  const std::string path = write_case("case.json", test::small_case(), CaseForm::kJson);
+  const std::string domain = temp_path("domain.json"), known = temp_path("known.json");
+  std::ofstream(domain) << R"({"dims": {"num_tokens": {"max": 16}}})";
+  std::ofstream(known) << R"({"known": [{"signature": "query_out/rope tail/*", "note": "truncates"}]})";
+  ToolRun r = replay(path + " --backend cpu-model-bug-truncating-bf16 --domain " + domain);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("INVALID INPUT: outside the domain of " + domain +
+                          ": num_tokens 17 (the domain allows up to 16)"),
+            std::string::npos)
+      << r.output;
+  r = replay(path + " --backend cpu-model-bug-truncating-bf16 --known " + known);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("KNOWN: query_out/rope tail is covered by known bug 0 [query_out/rope tail/*] (truncates)"),
+            std::string::npos)
+      << r.output;
+  r = replay(path + " --backend cpu-model-bug-truncating-bf16 --json --known " + known);
+  EXPECT_NE(r.output.find("\"group\": \"query_out/rope tail\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"known\": 0"), std::string::npos) << r.output;
+  r = replay(path + " --backend cpu-model-bug-truncating-bf16 --json");
+  EXPECT_NE(r.output.find("\"known\": -1"), std::string::npos) << r.output;
+  std::ofstream(known) << R"({"known": [{"pattern": "x"}]})";
+  r = replay(path + " --known " + known);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("known[0].pattern: unknown key"), std::string::npos) << r.output;
+}
+
 TEST(Replay, InvalidInputExitsTwo) {
   const std::vector<uint8_t> good = encode_case(test::small_case());
   std::vector<uint8_t> bad_magic = good;

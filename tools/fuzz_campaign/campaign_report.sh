@@ -7,8 +7,10 @@
 # Artifacts are named wI.BACKEND.KIND-SHA1; the same input from several
 # workers of one backend is replayed once. One line per input in
 # triage/TARGET.BACKEND.KIND-SHA1: "class<TAB>signature<TAB>replay command".
-# class: finding, or collateral (a crash whose input replays clean: the
-# worker was ended by an other worker's GPU fault).
+# class: finding, known (a fused_q finding that a --known entry covers; its
+# signature names the entry), or collateral (a crash whose input replays
+# clean: the worker was ended by an other worker's GPU fault). A fused_q
+# mismatch's signature is its group: where the outputs differ.
 mask_digits() { sed -E "s/'[^']*'/'...'/g; s/0x[0-9a-fA-F]+/0x#/g; s/[0-9]+/#/g" | cut -c1-160; }
 triage_key() {  # artifact path
   local a=$1
@@ -29,15 +31,18 @@ triage_one() {  # artifact path
                   UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:exitcode=99" CUDA_MPS_PIPE_DIRECTORY="$work/mps/off")
   [ -n "$g" ] && env_args+=(CUDA_VISIBLE_DEVICES="$g")
   if [ "$t" = fused_q ]; then
-    local oracle=""
+    local oracle="" known_args="" entry
     [ "$b" = cpu-simd ] && oracle="--oracle scalar"
-    command="$replay $a --backend $b${oracle:+ $oracle}"
+    [ -n "$known_file" ] && known_args="--known $known_file"
+    command="$replay $a --backend $b${oracle:+ $oracle}${known_args:+ $known_args}"
     # shellcheck disable=SC2086
-    out=$(env "${env_args[@]}" timeout -k 5 "$((timeout_s * 2))" "$replay" "$a" --backend "$b" $oracle --json 2>&1)
+    out=$(env "${env_args[@]}" timeout -k 5 "$((timeout_s * 2))" "$replay" "$a" --backend "$b" $oracle $known_args \
+          --json 2>&1)
     code=$?
+    entry=$(grep -m1 '"known":' <<<"$out" | tr -dc '0-9-')
     case $code in
       0) sig="" ;;
-      1) sig=$(grep -m1 '"primary_signature"' <<<"$out" | cut -d'"' -f4) ;;
+      1) sig=$(grep -m1 '"group"' <<<"$out" | cut -d'"' -f4) ;;
       2) sig="invalid input: $(grep -m1 '"reason"' <<<"$out" | cut -d'"' -f4 | mask_digits)" ;;
       3) sig="runtime error: $(grep -m1 '"reason"' <<<"$out" | cut -d'"' -f4 | mask_digits)" ;;
       124|137) sig="timeout: the replay ran past $((timeout_s * 2)) s" ;;
@@ -56,7 +61,9 @@ triage_one() {  # artifact path
       [ -n "$sig" ] || sig="exit $code"
     fi
   fi
-  if [ -n "$sig" ]; then
+  if [ -n "$sig" ] && [ -n "${entry:-}" ] && [ "${entry:-}" != -1 ]; then
+    class=known sig="known bug $entry: $(grep -m1 '"known_note"' <<<"$out" | cut -d'"' -f4) ($sig)"
+  elif [ -n "$sig" ]; then
     class=finding
   elif [ "$kind" = crash ]; then
     class=collateral sig="ended while its input replays clean (an other worker's GPU fault, or flaky)"
@@ -155,8 +162,8 @@ summary() {
     -max_len=4096 "--backend=${fused_backends[0]}" --keep-going "$work/fused_q/corpus" 2>&1 |
     sed -n '/^semantic bins reached/,$p'
   echo
-  local collateral=0 findings=0 unreplayed=0 a f name class sig command key
-  declare -A groups=() first=() replay_of=()
+  local collateral=0 findings=0 unreplayed=0 known_count=0 a f name class sig command key
+  declare -A groups=() first=() replay_of=() known_groups=()
   for a in "$work"/*/artifacts/*; do
     [ -f "$a" ] || continue
     f=$work/triage/$(triage_key "$a")
@@ -164,6 +171,12 @@ summary() {
     name=$(basename "$a")
     IFS=$'\t' read -r class sig command <"$f"
     if [ "$class" = collateral ]; then collateral=$((collateral + 1)); continue; fi
+    if [ "$class" = known ]; then
+      known_count=$((known_count + 1))
+      key="${name#*.}"; key="${key%%.*} | ${sig%% (*}"
+      known_groups[$key]=$(( ${known_groups[$key]:-0} + 1 ))
+      continue
+    fi
     findings=$((findings + 1))
     key="${name#*.}"; key="${key%%.*} | $sig"
     groups[$key]=$(( ${groups[$key]:-0} + 1 ))
@@ -171,11 +184,16 @@ summary() {
   done
   [ $collateral -eq 0 ] || echo "$collateral artifacts of workers ended by an other worker's GPU fault (their inputs replay clean; not findings)"
   [ $unreplayed -eq 0 ] || echo "$unreplayed artifacts not replayed (over QCHECK_FUZZ_MAX_REPLAYS = $max_replays per backend), in $work/*/artifacts"
+  if [ $known_count -gt 0 ]; then
+    echo "KNOWN: $known_count artifacts covered by $known_file (not findings, not minimized):"
+    for key in "${!known_groups[@]}"; do echo "  ${known_groups[$key]} x known [$key]"; done
+  fi
   if [ $findings -eq 0 ]; then
-    echo "no findings"
+    echo "no findings$([ $known_count -gt 0 ] && echo " beyond the known bugs")"
+    [ -n "$new_finding" ] && echo "pr mode: stopped at the first new finding, $new_finding"
     return
   fi
-  echo "FINDINGS: $findings artifacts in ${#groups[@]} groups (backend | signature), one replay command each"
+  echo "FINDINGS: $findings artifacts in ${#groups[@]} groups (backend | where the outputs differ), one replay command each"
   for key in "${!groups[@]}"; do
     echo "  ${groups[$key]} x [$key]"
     echo "    replay: ${replay_of[$key]}"

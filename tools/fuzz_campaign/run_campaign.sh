@@ -3,7 +3,7 @@
 # builds them on a build machine and calls this; the GPU bundle carries both
 # (DIR/qcheck fuzz). The same campaign everywhere:
 #
-#   run_campaign.sh --bin DIR --corpus DIR [--mode default|pr|batch] MINUTES
+#   run_campaign.sh --bin DIR --corpus DIR [--mode default|pr|batch] [--known FILE] MINUTES
 #
 #   --bin DIR     fused_q_fuzzer, numerics_fuzzer, case_decode_fuzzer,
 #                 qcheck-replay, fused_q.dict and qcheck-minimize (each fused_q
@@ -15,6 +15,10 @@
 #                 pr: stop at the first new finding (one that no case of
 #                 corpus/regressions already reproduces), exit 1;
 #                 batch: at the end, merge and prune the corpus.
+#   --known FILE  known bugs (fuzz/verdict/known.h: signature patterns, an
+#                 optional domain, a note): a fused_q finding they cover is
+#                 counted under KNOWN in the summary, not minimized, and
+#                 neither stops pr mode nor makes the exit status 1.
 #
 # One persistent libFuzzer process per core, no -fork (every restart of a
 # CUDA process pays a new context), sharing one corpus folder per target
@@ -25,7 +29,8 @@
 # each. A worker that stops (a finding, a GPU fault that ended its context,
 # a hang) is restarted until the time is up. Every artifact is then replayed
 # alone in a fresh process (outside MPS): what reproduces is a finding,
-# grouped by signature with a replay command; a worker that an other
+# grouped by backend and where the outputs differ (the tensor/part pairs,
+# qcheck-replay's "group") with a replay command; a worker that an other
 # worker's GPU fault took down (its input replays clean) is counted as such,
 # not as a finding.
 #
@@ -51,7 +56,7 @@ say() { echo "campaign: $*"; }
 fail_setup() { echo "campaign: $*" >&2; exit 2; }
 
 # --- arguments --------------------------------------------------------------
-bin="" corpus="" mode=default minutes=""
+bin="" corpus="" mode=default minutes="" known_file=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=${2:-}; shift 2 ;;
@@ -60,7 +65,9 @@ while [ $# -gt 0 ]; do
     --corpus=*) corpus=${1#*=}; shift ;;
     --mode) mode=${2:-}; shift 2 ;;
     --mode=*) mode=${1#*=}; shift ;;
-    -*) fail_setup "unknown option $1 (--bin DIR --corpus DIR --mode default|pr|batch MINUTES)" ;;
+    --known) known_file=${2:-}; shift 2 ;;
+    --known=*) known_file=${1#*=}; shift ;;
+    -*) fail_setup "unknown option $1 (--bin DIR --corpus DIR --mode default|pr|batch --known FILE MINUTES)" ;;
     *) minutes=$1; shift ;;
   esac
 done
@@ -69,6 +76,10 @@ case "$minutes" in ''|*[!0-9]*) fail_setup "MINUTES must be a whole number, not 
 case "$mode" in default|pr|batch) ;; *) fail_setup "--mode must be default, pr or batch, not '$mode'" ;; esac
 [ -d "$bin" ] || fail_setup "--bin DIR: '$bin' is not a folder"
 [ -d "$corpus" ] || fail_setup "--corpus DIR: '$corpus' is not a folder"
+if [ -n "$known_file" ]; then
+  [ -f "$known_file" ] || fail_setup "--known FILE: '$known_file' is not a file"
+  known_file=$(cd "$(dirname "$known_file")" && pwd)/$(basename "$known_file")
+fi
 bin=$(cd "$bin" && pwd)
 corpus=$(cd "$corpus" && pwd)
 for f in fused_q_fuzzer numerics_fuzzer case_decode_fuzzer qcheck-replay; do
@@ -289,12 +300,12 @@ stop_workers() {
 # --- triage, minimization, summary: campaign_report.sh -----------------------------
 source "$(dirname "${BASH_SOURCE[0]}")/campaign_report.sh"
 
-# pr mode: the signatures that corpus/regressions already reproduces, per backend.
+# pr mode: the groups that corpus/regressions already reproduces, per backend.
 declare -A known=()
 if [ "$mode" = pr ] && [ -d "$corpus/regressions" ]; then
   for b in "${fused_backends[@]}"; do
     while IFS= read -r s; do [ -n "$s" ] && known["$b|$s"]=1; done < <(
-      "$replay" "$corpus/regressions" --backend "$b" --json 2>/dev/null | grep '"primary_signature"' | cut -d'"' -f4)
+      "$replay" "$corpus/regressions" --backend "$b" --json 2>/dev/null | grep '"group"' | cut -d'"' -f4)
   done
 fi
 new_finding=""
@@ -304,6 +315,7 @@ first_new_finding() {
     [ -f "$f" ] || continue
     name=$(basename "$f"); b=${name#*.}; b=${b%%.*}
     IFS=$'\t' read -r class sig _ <"$f"
+    # (a known bug's class is "known": never the finding pr mode stops at)
     [ "$class" = finding ] && [ -z "${known["$b|$sig"]:-}" ] && { echo "$name"; return; }
   done 2>/dev/null
 }

@@ -32,7 +32,7 @@
 # Every log goes to LOGDIR; the summary table goes to stdout and
 # LOGDIR/summary.txt, ending with the count of steps passed, failed and
 # skipped. Exit status 0 only when no step failed.
-# Env: QCHECK_GATE_SKIP="python sanitizers bench repeats campaign plugins mutants" skips steps; QCHECK_TEST_TIMEOUT
+# Env: QCHECK_GATE_SKIP="python tests sanitizers bench repeats campaign plugins mutants" skips steps; QCHECK_TEST_TIMEOUT
 # (seconds per test binary, default 1800).
 # usage: run_gpu_gate.sh LOGDIR
 set -u
@@ -119,48 +119,52 @@ mapfile -t cuda_backends < <("$here/bin/qcheck-replay" --list-backends | awk '$1
 
 # 2. Every test binary.
 gpu_binaries=()
-while IFS=$'\t' read -r name labels; do
-  [[ -n "$name" ]] || continue
-  # Planted-bug binaries stay out of the sanitizer passes: their kernels
-  # make the out-of-bounds accesses the sanitizers are there to report.
-  [[ ",$labels," == *,gpu,* && "$name" != *planted* ]] && gpu_binaries+=("$name")
-  log="$logdir/test-$name.log"
-  start=$(date +%s)
-  if [[ "$name" == *_replay ]]; then
-    # A fuzz target's plain replay driver (not gtest): it runs the corpus
-    # folder of its target; fused_q's on every backend this host runs.
-    target=${name%_replay}
-    rc=0
-    backends=("")
-    if [[ $target == fused_q ]]; then
-      backends=(--backend=cpu-simd)
-      for b in "${cuda_backends[@]}"; do backends+=("--backend=$b"); done
+if [[ "$skip" == *" tests "* ]]; then
+  record "test binaries and replays" SKIP "QCHECK_GATE_SKIP"
+else
+  while IFS=$'\t' read -r name labels; do
+    [[ -n "$name" ]] || continue
+    # Planted-bug binaries stay out of the sanitizer passes: their kernels
+    # make the out-of-bounds accesses the sanitizers are there to report.
+    [[ ",$labels," == *,gpu,* && "$name" != *planted* ]] && gpu_binaries+=("$name")
+    log="$logdir/test-$name.log"
+    start=$(date +%s)
+    if [[ "$name" == *_replay ]]; then
+      # A fuzz target's plain replay driver (not gtest): it runs the corpus
+      # folder of its target; fused_q's on every backend this host runs.
+      target=${name%_replay}
+      rc=0
+      backends=("")
+      if [[ $target == fused_q ]]; then
+        backends=(--backend=cpu-simd)
+        for b in "${cuda_backends[@]}"; do backends+=("--backend=$b"); done
+      fi
+      folders=("$here/corpus/$target")
+      [[ $target == capi ]] && folders=("$here/corpus/case_decode" "$here/corpus/fused_q")  # it has no corpus of its own
+      for backend in "${backends[@]}"; do
+        timeout "$test_timeout" "$here/tests/$name" $backend "${folders[@]}" </dev/null >>"$log" 2>&1 || rc=$?
+      done
+      runs=${#backends[@]}
+      record "replay $name" "$([[ $rc -eq 0 ]] && echo PASS || echo FAIL)" \
+        "$(grep -c 'no finding' "$log") of $runs runs without a finding, exit $rc [$labels]"
+      continue
     fi
-    folders=("$here/corpus/$target")
-    [[ $target == capi ]] && folders=("$here/corpus/case_decode" "$here/corpus/fused_q")  # it has no corpus of its own
-    for backend in "${backends[@]}"; do
-      timeout "$test_timeout" "$here/tests/$name" $backend "${folders[@]}" </dev/null >>"$log" 2>&1 || rc=$?
-    done
-    runs=${#backends[@]}
-    record "replay $name" "$([[ $rc -eq 0 ]] && echo PASS || echo FAIL)" \
-      "$(grep -c 'no finding' "$log") of $runs runs without a finding, exit $rc [$labels]"
-    continue
-  fi
-  timeout "$test_timeout" "$here/tests/$name" --gtest_color=no </dev/null >"$log" 2>&1
-  rc=$?
-  seconds=$(($(date +%s) - start))
-  passed=$(count PASSED "$log"); failed=$(count FAILED "$log"); skipped=$(count SKIPPED "$log")
-  detail="passed ${passed:-0}, failed ${failed:-0}, skipped ${skipped:-0}, ${seconds}s [$labels]"
-  if [[ $rc -ne 0 || -z "$passed$skipped" ]]; then
-    record "test $name" FAIL "$detail, exit $rc"
-  elif [[ ( ",$labels," == *,gpu,* || ",$labels," == *,corpus,* ) && "${skipped:-0}" != 0 ]]; then
-    record "test $name" FAIL "$detail: a test skipped on the GPU host ($(grep -m1 -A1 '^\[  SKIPPED \]' "$log" | tail -1))"
-  elif [[ "${passed:-0}" == 0 ]]; then
-    record "test $name" SKIP "$detail: every test skipped"
-  else
-    record "test $name" PASS "$detail"
-  fi
-done <"$here/tests/manifest.tsv"
+    timeout "$test_timeout" "$here/tests/$name" --gtest_color=no </dev/null >"$log" 2>&1
+    rc=$?
+    seconds=$(($(date +%s) - start))
+    passed=$(count PASSED "$log"); failed=$(count FAILED "$log"); skipped=$(count SKIPPED "$log")
+    detail="passed ${passed:-0}, failed ${failed:-0}, skipped ${skipped:-0}, ${seconds}s [$labels]"
+    if [[ $rc -ne 0 || -z "$passed$skipped" ]]; then
+      record "test $name" FAIL "$detail, exit $rc"
+    elif [[ ( ",$labels," == *,gpu,* || ",$labels," == *,corpus,* ) && "${skipped:-0}" != 0 ]]; then
+      record "test $name" FAIL "$detail: a test skipped on the GPU host ($(grep -m1 -A1 '^\[  SKIPPED \]' "$log" | tail -1))"
+    elif [[ "${passed:-0}" == 0 ]]; then
+      record "test $name" SKIP "$detail: every test skipped"
+    else
+      record "test $name" PASS "$detail"
+    fi
+  done <"$here/tests/manifest.tsv"
+fi
 
 # 2b. The corpus replayed many times on every CUDA backend: each run's bytes
 # against the first run's (a race shows as a difference between runs).

@@ -1,5 +1,6 @@
 // qcheck-replay CASE|DIR... [--backend B] [--profile P] [--oracle scalar|simd]
 //               [--max-listed N] [--json] [--repeat N] [--quiet] [--against B2] [--graph]
+//               [--domain FILE] [--known FILE]
 // qcheck-replay --list-backends
 //
 // B is a backend of --list-backends or plugin:PATH, a kernel built outside
@@ -16,7 +17,12 @@
 // judged under auto unless --profile says otherwise (fuzz/verdict/against.h); the
 // file fails when they differ. --graph also captures the launch in a CUDA
 // graph, replays it and compares its bits with the eager launch's (the CUDA
-// backends and CUDA plugins; a difference is graph-replay-differs). Exit codes, the worst over the files: 0 pass,
+// backends and CUDA plugins; a difference is graph-replay-differs). --domain
+// FILE (fuzz/domain/domain_json.h) refuses a case outside the kernel's
+// domain as invalid input with the reason. A failing verdict names its group
+// (where the outputs differ) and, with --known FILE (fuzz/verdict/known.h),
+// the known bug that covers it ("KNOWN: ...", and "group", "known" in the
+// JSON). Exit codes, the worst over the files: 0 pass,
 // 1 mismatch (or runs that differ), 2 invalid input (unreadable or corrupt
 // file, invalid case, unknown backend or profile, bad arguments), 3 runtime
 // or GPU error (including a backend that cannot run here, e.g. no GPU).
@@ -29,7 +35,9 @@
 
 #include "fuzz/backends/backend.h"
 #include "fuzz/case/case_file.h"
+#include "fuzz/domain/domain_json.h"
 #include "fuzz/verdict/against.h"
+#include "fuzz/verdict/known.h"
 #include "fuzz/verdict/repeat.h"
 #include "fuzz/verdict/verdict.h"
 
@@ -37,7 +45,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: qcheck-replay CASE|DIR... [--backend B] [--profile P] [--oracle scalar|simd] "
-    "[--max-listed N] [--json] [--repeat N] [--quiet] [--against B2] [--graph]\n"
+    "[--max-listed N] [--json] [--repeat N] [--quiet] [--against B2] [--graph] [--domain FILE] [--known FILE]\n"
     "       qcheck-replay --list-backends\n";
 
 int refuse(const std::string& message) {
@@ -75,6 +83,10 @@ struct Settings {
   bool quiet = false;
   long repeat = 0;
   bool files_named_more_than_one = false;
+  bool has_domain = false;
+  qcheck::Domain domain;
+  std::string domain_file;
+  std::vector<qcheck::KnownBug> known;
 };
 
 // The verdict of one file (and its repeats); returns its exit code.
@@ -90,7 +102,15 @@ int replay_file(const std::string& path, const Settings& s) {
     std::fputs(qcheck::against_text(r, c).c_str(), stdout);
     return code;
   }
-  const qcheck::Verdict verdict = qcheck::run_verdict(c, *s.backend, s.options);
+  qcheck::Verdict verdict;
+  const std::string outside = s.has_domain ? qcheck::outside_domain(s.domain, c) : "";
+  if (!outside.empty()) {
+    verdict.backend = s.backend->name;
+    verdict.outcome = qcheck::Outcome::invalid_input("outside the domain of " + s.domain_file + ": " + outside);
+  } else {
+    verdict = qcheck::run_verdict(c, *s.backend, s.options);
+  }
+  qcheck::classify_verdict(s.known, c, &verdict);
   int code = verdict.exit_code();
   std::string text = s.json ? qcheck::verdict_json(verdict, c) : qcheck::verdict_text(verdict, c);
   if (s.repeat > 0 && verdict.outcome.is_ok()) {
@@ -136,9 +156,19 @@ int main(int argc, char** argv) {
     } else if (arg == "--graph") {
       s.options.graph = true;
     } else if (arg == "--backend" || arg == "--profile" || arg == "--oracle" || arg == "--max-listed" ||
-               arg == "--repeat" || arg == "--against") {
+               arg == "--repeat" || arg == "--against" || arg == "--domain" || arg == "--known") {
       const char* v = next_value();
       if (v == nullptr) return refuse(arg + " needs a value");
+      if (arg == "--domain") {
+        const std::string error = qcheck::load_domain_file(v, &s.domain);
+        if (!error.empty()) return refuse(error);
+        s.has_domain = true;
+        s.domain_file = v;
+      }
+      if (arg == "--known") {
+        const std::string error = qcheck::load_known_file(v, &s.known);
+        if (!error.empty()) return refuse(error);
+      }
       if (arg == "--backend") backend_name = v;
       if (arg == "--against") against_name = v;
       if (arg == "--profile") s.options.profile = v;

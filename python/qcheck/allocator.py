@@ -1,0 +1,80 @@
+"""A poisoned allocator for torch kernels.
+
+A wrapper that allocates an output itself (torch.empty) and has the adapter
+copy it into qcheck's tensor hands qcheck whatever the device memory held
+where the kernel wrote nothing: stale values that read as wrong or as runs
+that differ. Before each run on a CUDA device qcheck therefore fills the
+memory torch's caching allocator will hand out next with that run's poison
+(0xFF bytes for run A, 0x5B for run B, as qcheck's own outputs), so an
+element the kernel never wrote arrives as the poison and is reported
+unwritten.
+
+What it reaches: every free block cached in a segment torch holds (each
+allocated at its own size, filled, given back) and a fresh pool of
+`pool_bytes` in the large pool and 16 MiB in the small one (allocations of
+at most 1 MiB). What it cannot reach, and says so in the verdict's notes
+rather than guess: an allocation for which the cache had no poisoned block
+(torch then asks the driver for a new segment, whose bytes are whatever the
+device held), free blocks the allocator would not hand back for
+poisoning, and memory from other allocators (cudaMalloc in a C++
+extension, CuPy) or from a CUDA graph's private pool.
+"""
+
+POISON_BYTES = (0xFF, 0x5B)  # run A, run B: the bytes qcheck_fill_buffers poisons outputs with
+SMALL_POOL_BYTES = 16 << 20
+MIN_POOL_BYTES = 64 << 20
+
+
+class PoisonWatch:
+    """What the poisoning reached, and after the kernel ran, what it did not:
+    notes() lists it in words (empty when everything the kernel allocated
+    came from poisoned memory)."""
+
+    def __init__(self, device, unreached_bytes, segments_before):
+        self.device, self.unreached_bytes, self.segments_before = device, unreached_bytes, segments_before
+
+    def notes(self):
+        import torch
+        stats = torch.cuda.memory_stats(self.device)
+        new_segments = stats.get("segment.all.allocated", 0) - self.segments_before
+        notes = []
+        if new_segments > 0:
+            notes.append(f"poisoned allocator: the kernel's allocations took {new_segments} new device segment(s) "
+                         "beyond the poisoned pool: an element it left unwritten there holds what the device held, "
+                         "not the poison (raise pool_bytes)")
+        if self.unreached_bytes > 0:
+            notes.append(f"poisoned allocator: {self.unreached_bytes} bytes of free cached memory could not be "
+                         "poisoned (the allocator did not hand them back)")
+        return notes
+
+
+def _free_blocks(index):
+    """(size, bytes in all) of the free blocks torch caches in its segments on device `index`."""
+    import torch
+    sizes = []
+    for segment in torch.cuda.memory_snapshot():
+        if segment.get("device") != index:
+            continue
+        for block in segment.get("blocks", []):
+            if block.get("state") == "inactive" and block.get("size", 0) > 0:
+                sizes.append(block["size"])
+    return sizes
+
+
+def poison_allocator(device, poison, pool_bytes):
+    """Fills what torch's caching allocator on `device` hands out next with
+    poison A (0) or B (1); returns a PoisonWatch for the notes."""
+    import torch
+    device = torch.device(device)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    torch.cuda.synchronize(device)
+    torch.cuda.empty_cache()  # whole free segments go back to the driver; fragments of used ones stay
+    held = [torch.empty(size, dtype=torch.uint8, device=device) for size in sorted(_free_blocks(index), reverse=True)]
+    held += [torch.empty(1 << 20, dtype=torch.uint8, device=device) for _ in range(SMALL_POOL_BYTES >> 20)]
+    held.append(torch.empty(max(MIN_POOL_BYTES, pool_bytes), dtype=torch.uint8, device=device))
+    unreached = sum(_free_blocks(index))  # what is still free now was not handed out for poisoning
+    for block in held:
+        block.fill_(POISON_BYTES[poison])
+    torch.cuda.synchronize(device)
+    del held  # back to the cache, poisoned
+    return PoisonWatch(device, unreached, torch.cuda.memory_stats(device).get("segment.all.allocated", 0))
