@@ -103,6 +103,8 @@ case "$mode" in
     expect '^campaign: SIGTERM: stopped after' "the test stopped the campaign once it had seen the events"
     expect "^  [0-9]+ x \\[$fault \\| $fault_signature" "the planted fault is a finding grouped by its signature"
     expect "^  [0-9]+ x \\[$bug \\| " "the planted bug is a finding"
+    grep -A1 "\\[$bug | " "$work/out" | grep -qE '^    classes: [a-z_0-9]+/[^/]+/[a-z-]+ \([0-9]+\)' ||
+      fail "the planted bug's group does not list its classes with their counts"
     grep -q "^  [0-9]* x \\[$correct " "$work/out" && fail "a finding on the correct backend $correct"
     expect '^worker restarts: [1-9]' "the workers that stopped were restarted"
     expect '^batch merge: fused_q [0-9]+ -> [0-9]+ files' "batch mode merges the corpus"

@@ -6,18 +6,30 @@
 # --- triage: each artifact replayed alone in a fresh process --------------------
 # Artifacts are named wI.BACKEND.KIND-SHA1; the same input from several
 # workers of one backend is replayed once. One line per input in
-# triage/TARGET.BACKEND.KIND-SHA1: "class<TAB>signature<TAB>replay command".
+# triage/TARGET.BACKEND.KIND-SHA1: "class<TAB>signature<TAB>replay command<TAB>
+# classes" (a fused_q mismatch's tensor/part/class=count, comma-separated).
 # class: finding, known (a fused_q finding that a --known entry covers; its
 # signature names the entry), or collateral (a crash whose input replays
 # clean: the worker was ended by an other worker's GPU fault). A fused_q
 # mismatch's signature is its group: where the outputs differ.
 mask_digits() { sed -E "s/'[^']*'/'...'/g; s/0x[0-9a-fA-F]+/0x#/g; s/[0-9]+/#/g" | cut -c1-160; }
+# qcheck-replay --json's counts as tensor/part/class=count, comma-separated.
+mismatch_classes() {
+  python3 -c '
+import json, sys
+text = sys.stdin.read()
+try:
+    counts = json.loads(text[text.index("{"):]).get("counts", [])
+except ValueError:
+    counts = []
+print(",".join("%s/%s/%s=%d" % (c["tensor"], c["part"], c["class"], c["count"]) for c in counts))' 2>/dev/null
+}
 triage_key() {  # artifact path
   local a=$1
   echo "$(basename "$(dirname "$(dirname "$a")")").$(basename "$a" | cut -d. -f2-)"
 }
 triage_one() {  # artifact path
-  local a=$1 key name t w b g kind out code sig class command
+  local a=$1 key name t w b g kind out code sig class command classes=""
   key=$(triage_key "$a")
   name=$(basename "$a")
   [ -f "$work/triage/$key" ] && return
@@ -42,7 +54,8 @@ triage_one() {  # artifact path
     entry=$(grep -m1 '"known":' <<<"$out" | tr -dc '0-9-')
     case $code in
       0) sig="" ;;
-      1) sig=$(grep -m1 '"group"' <<<"$out" | cut -d'"' -f4) ;;
+      1) sig=$(grep -m1 '"group"' <<<"$out" | cut -d'"' -f4)
+         classes=$(mismatch_classes <<<"$out") ;;
       2) sig="invalid input: $(grep -m1 '"reason"' <<<"$out" | cut -d'"' -f4 | mask_digits)" ;;
       3) sig="runtime error: $(grep -m1 '"reason"' <<<"$out" | cut -d'"' -f4 | mask_digits)" ;;
       124|137) sig="timeout: the replay ran past $((timeout_s * 2)) s" ;;
@@ -70,7 +83,7 @@ triage_one() {  # artifact path
   else
     class=finding sig="$kind that does not reproduce in a replay"
   fi
-  printf '%s\t%s\t%s\n' "$class" "$sig" "$command" >"$work/triage/$key.partial" &&
+  printf '%s\t%s\t%s\t%s\n' "$class" "$sig" "$command" "$classes" >"$work/triage/$key.partial" &&
     mv "$work/triage/$key.partial" "$work/triage/$key"
 }
 # Every input not replayed yet, $jobs replays at a time, at most
@@ -162,14 +175,14 @@ summary() {
     -max_len=4096 "--backend=${fused_backends[0]}" --keep-going "$work/fused_q/corpus" 2>&1 |
     sed -n '/^semantic bins reached/,$p'
   echo
-  local collateral=0 findings=0 unreplayed=0 known_count=0 a f name class sig command key
-  declare -A groups=() first=() replay_of=() known_groups=()
+  local collateral=0 findings=0 unreplayed=0 known_count=0 a f name class sig command classes key
+  declare -A groups=() first=() replay_of=() known_groups=() classes_of=()
   for a in "$work"/*/artifacts/*; do
     [ -f "$a" ] || continue
     f=$work/triage/$(triage_key "$a")
     [ -f "$f" ] || { unreplayed=$((unreplayed + 1)); continue; }
     name=$(basename "$a")
-    IFS=$'\t' read -r class sig command <"$f"
+    IFS=$'\t' read -r class sig command classes <"$f"
     if [ "$class" = collateral ]; then collateral=$((collateral + 1)); continue; fi
     if [ "$class" = known ]; then
       known_count=$((known_count + 1))
@@ -180,6 +193,7 @@ summary() {
     findings=$((findings + 1))
     key="${name#*.}"; key="${key%%.*} | $sig"
     groups[$key]=$(( ${groups[$key]:-0} + 1 ))
+    [ -n "$classes" ] && classes_of[$key]+="${classes},"
     [ -n "${first[$key]:-}" ] || { first[$key]=$name; replay_of[$key]=$command; }
   done
   [ $collateral -eq 0 ] || echo "$collateral artifacts of workers ended by an other worker's GPU fault (their inputs replay clean; not findings)"
@@ -196,6 +210,10 @@ summary() {
   echo "FINDINGS: $findings artifacts in ${#groups[@]} groups (backend | where the outputs differ), one replay command each"
   for key in "${!groups[@]}"; do
     echo "  ${groups[$key]} x [$key]"
+    # Every class the group's artifacts showed, with its count over them.
+    [ -n "${classes_of[$key]:-}" ] && echo "    classes: $(tr ',' '\n' <<<"${classes_of[$key]}" |
+      awk -F= 'NF == 2 {n[$1] += $2} END {for (c in n) printf "%s (%d)\n", c, n[c]}' | sort | paste -sd, - |
+      sed 's/,/, /g')"
     echo "    replay: ${replay_of[$key]}"
     local g m
     for g in "$work"/minimized/*.group; do
