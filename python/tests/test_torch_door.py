@@ -70,7 +70,8 @@ def _two_bugs(tensors):
         bits = w.view(torch.int32) if w.dtype == torch.float32 else w.view(torch.int16)
         bits[(0,) * bits.dim()] ^= 1
     if case["num_tokens"] % 16 == 15:
-        q = tensors["query_out"].view(torch.int16)
+        q = tensors["query_out"]
+        q = q.view(torch.int8) if q.element_size() == 1 else q.view(torch.int16)
         q[-1, 0, 0] ^= 1
 
 
