@@ -8,7 +8,9 @@
 #   tests/      every test binary whose ctest tests carry the gpu, cpu or corpus
 #               label (found in the build tree through ctest's JSON listing,
 #               plus any executable named *_test under tests/), stripped, and
-#               tests/manifest.tsv: binary <TAB> labels
+#               tests/manifest.tsv: binary <TAB> labels; packed as tests.tar.gz
+#               (the gate unpacks it on its first run: the transfer to the GPU
+#               host is limited, and the binaries share most of their code)
 #   bin/        every qcheck-* tool and the three libFuzzer targets, stripped,
 #               and fused_q.dict
 #   lib/        the shared libraries the binaries need beyond the base system
@@ -149,8 +151,10 @@ done
   echo "compilers: $(g++ --version | head -1); $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | tail -1 || true)"
 } >"$out/build-info.txt"
 
+tests_count=$(wc -l <"$out/tests/manifest.tsv")
+tar czf "$out/tests.tar.gz" -C "$out" tests && rm -rf "$out/tests"
 size=$(du -sb "$out" | cut -f1)
-say "bundle $out: $(wc -l <"$out/tests/manifest.tsv") test binaries, $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
+say "bundle $out: $tests_count test binaries (tests.tar.gz), $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
 # The device host takes at most 64 MiB per transfer; 4 MiB stay for what
 # travels beside the bundle (scripts, a case folder). (Every test binary
 # carries the kernels and the static CUDA runtime: a shared harness library

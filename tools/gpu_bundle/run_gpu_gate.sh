@@ -45,6 +45,10 @@ fi
 logdir=$1
 mkdir -p "$logdir" || exit 2
 logdir=$(cd "$logdir" && pwd)
+# The test binaries travel packed (make_bundle.sh); unpacked once, beside the rest.
+if [[ ! -d "$here/tests" && -f "$here/tests.tar.gz" ]]; then
+  tar xzf "$here/tests.tar.gz" -C "$here" || { echo "run_gpu_gate: cannot unpack $here/tests.tar.gz" >&2; exit 2; }
+fi
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export QCHECK_CORPUS_DIR="$here/corpus"
 export PATH="$here/bin:$PATH"
