@@ -100,13 +100,11 @@ Evaluate evaluate_in_process(const Backend& backend, const VerdictOptions& optio
   return [&backend, quiet](const Case& c) { return observe(run_verdict(c, backend, quiet)); };
 }
 
-bool differs_only_in_forbidden_bytes(const Report& difference) {
-  if (difference.counts.empty()) return false;
-  for (const auto& [signature, count] : difference.counts) {
-    if (signature.mismatch != MismatchClass::kSentinelOverwritten &&
-        signature.mismatch != MismatchClass::kPaddingOverwritten) {
-      return false;
-    }
+bool failure_holds_across_runs(const Observation& first, const std::vector<Observation>& again) {
+  if (first.exit_code == 0 || again.empty()) return false;
+  if (class_of(first.failure) == name_of(MismatchClass::kNondeterministic)) return false;
+  for (const Observation& o : again) {
+    if (o != first) return false;
   }
   return true;
 }

@@ -81,14 +81,15 @@ struct MinimizeResult {
 MinimizeResult minimize(const Case& original, const Observation& target, const Evaluate& evaluate,
                         const MinimizeOptions& options = {});
 
-// The determinism gate's rule for two runs of the same inputs that wrote
-// different bytes (`difference`, repeat_backend's report): true when they
-// differ only in bytes no kernel may write (guard bytes, padding). A kernel
-// that writes past a tensor writes there what it read past another, and
-// device memory past an input is not the same from run to run: that is the
-// failure itself, not a race in what the kernel computes, so such a case is
-// minimized when both runs also fail the same way (the caller checks).
-bool differs_only_in_forbidden_bytes(const Report& difference);
+// The determinism gate's rule for a case whose runs of the same inputs
+// wrote different bytes: it is minimized when its failure does not depend
+// on that, that is when the original, run again, fails as `first` every
+// time (`again`) and the failure is not runs-that-differ (a race is not a
+// fixed bug). A kernel that writes past a tensor writes there what it read
+// past another, and its out-of-bounds writes race with the in-bounds writes
+// of the buffers it lands in: its bytes differ from run to run, its failure
+// (the guard bytes it overwrites) does not.
+bool failure_holds_across_runs(const Observation& first, const std::vector<Observation>& again);
 
 // Elements of every tensor of a valid case, inputs and outputs.
 int64_t tensor_elements(const Case& c);

@@ -30,6 +30,68 @@ import triton.language as tl
 
 
 @triton.jit
+def _mqa_head(t, head, pos, q_pe_ptr, q_pe_s0, q_pe_s1, ql_nope_ptr, ql_nope_s0, ql_nope_s1, mqa_cs_ptr, mqa_cs_s0,
+              q_out_ptr, q_out_s0, q_out_s1, q_scale,
+              HALF: tl.constexpr, L: tl.constexpr, QUERY_PATH: tl.constexpr):
+    i = tl.arange(0, HALF)
+    cs = mqa_cs_ptr + pos * mqa_cs_s0
+    c = tl.load(cs + i).to(tl.float32)
+    s = tl.load(cs + HALF + i).to(tl.float32)
+    x = q_pe_ptr + t * q_pe_s0 + head * q_pe_s1
+    x1 = tl.load(x + 2 * i).to(tl.float32)
+    x2 = tl.load(x + 2 * i + 1).to(tl.float32)
+    r1 = x1 * c - x2 * s
+    r2 = x2 * c + x1 * s
+    out = q_out_ptr + t * q_out_s0 + head * q_out_s1
+    if QUERY_PATH == 2:  # bf16 separate
+        tl.store(out + 2 * i, r1.to(tl.bfloat16))
+        tl.store(out + 2 * i + 1, r2.to(tl.bfloat16))
+    else:
+        n = tl.load(ql_nope_ptr + t * ql_nope_s0 + head * ql_nope_s1 + tl.arange(0, L))
+        if QUERY_PATH == 0:  # fp8 packed
+            tl.store(out + L + 2 * i, (r1 / q_scale).to(tl.float8e4nv))
+            tl.store(out + L + 2 * i + 1, (r2 / q_scale).to(tl.float8e4nv))
+            tl.store(out + tl.arange(0, L), (n.to(tl.float32) / q_scale).to(tl.float8e4nv))
+        else:  # bf16 packed: a raw copy (the alias rewrites each element with its own bits)
+            tl.store(out + L + 2 * i, r1.to(tl.bfloat16))
+            tl.store(out + L + 2 * i + 1, r2.to(tl.bfloat16))
+            tl.store(out + tl.arange(0, L), n)
+
+
+@triton.jit
+def _indexer_head(t, g, pos, index_q_ptr, index_q_s0, index_q_s1, w_ptr, w_s0, w_s1, index_cs_ptr, index_cs_s0,
+                  index_fp8_ptr, index_fp8_s0, index_fp8_s1, w_out_ptr, w_out_s0, softmax_scale, head_scale,
+                  HALF: tl.constexpr, D: tl.constexpr, NEOX: tl.constexpr, W_STRIDE_1: tl.constexpr):
+    j = tl.arange(0, D)
+    rm = j < 2 * HALF
+    if NEOX:
+        low = j < HALF
+        partner = tl.where(low, j + HALF, j - HALF)
+        ci = tl.where(low, j, j - HALF)
+        sign = tl.where(low, -1.0, 1.0)
+    else:
+        partner = j ^ 1
+        ci = j // 2
+        sign = tl.where((j % 2) == 0, -1.0, 1.0)
+    q = index_q_ptr + t * index_q_s0 + g * index_q_s1
+    x = tl.load(q + j).to(tl.float32)
+    xp = tl.load(q + partner, mask=rm, other=0.0).to(tl.float32)
+    cs = index_cs_ptr + pos * index_cs_s0
+    c = tl.load(cs + ci, mask=rm, other=0.0).to(tl.float32)
+    s = tl.load(cs + HALF + ci, mask=rm, other=0.0).to(tl.float32)
+    y = tl.where(rm, x * c + sign * xp * s, x)
+    amax = tl.maximum(tl.max(tl.abs(y)), 1e-4)
+    scale = tl.exp2(tl.ceil(tl.log2(tl.div_rn(amax, 448.0))))
+    tl.store(index_fp8_ptr + t * index_fp8_s0 + g * index_fp8_s1 + j, tl.div_rn(y, scale).to(tl.float8e4nv))
+    if W_STRIDE_1:
+        w = tl.load(w_ptr + t * w_s0 + g).to(tl.float32)  # planted: the column stride assumed 1
+    else:
+        w = tl.load(w_ptr + t * w_s0 + g * w_s1).to(tl.float32)
+    w_out = w_out_ptr + t * w_out_s0 + g
+    tl.store(w_out, (((w * scale) * softmax_scale) * head_scale).to(w_out.dtype.element_ty))
+
+
+@triton.jit
 def _fused_q(positions_ptr, q_pe_ptr, q_pe_s0, q_pe_s1, ql_nope_ptr, ql_nope_s0, ql_nope_s1, mqa_cs_ptr, mqa_cs_s0,
              index_q_ptr, index_q_s0, index_q_s1, w_ptr, w_s0, w_s1, index_cs_ptr, index_cs_s0,
              q_out_ptr, q_out_s0, q_out_s1, index_fp8_ptr, index_fp8_s0, index_fp8_s1, w_out_ptr, w_out_s0,
@@ -39,7 +101,7 @@ def _fused_q(positions_ptr, q_pe_ptr, q_pe_s0, q_pe_s1, ql_nope_ptr, ql_nope_s0,
              W_STRIDE_1: tl.constexpr, TOKENS_ON_Y: tl.constexpr):
     if TOKENS_ON_Y:
         head = tl.program_id(0)
-        first = tl.program_id(1) * BLOCK_T
+        first = tl.program_id(1).to(tl.int64) * BLOCK_T
     else:
         first = tl.program_id(0).to(tl.int64) * BLOCK_T
         head = tl.program_id(1)
@@ -48,59 +110,12 @@ def _fused_q(positions_ptr, q_pe_ptr, q_pe_s0, q_pe_s1, ql_nope_ptr, ql_nope_s0,
         if t < num_tokens:
             pos = tl.load(positions_ptr + t)
             if head < H:
-                i = tl.arange(0, HALF)
-                cs = mqa_cs_ptr + pos * mqa_cs_s0
-                c = tl.load(cs + i).to(tl.float32)
-                s = tl.load(cs + HALF + i).to(tl.float32)
-                x = q_pe_ptr + t * q_pe_s0 + head * q_pe_s1
-                x1 = tl.load(x + 2 * i).to(tl.float32)
-                x2 = tl.load(x + 2 * i + 1).to(tl.float32)
-                r1 = x1 * c - x2 * s
-                r2 = x2 * c + x1 * s
-                out = q_out_ptr + t * q_out_s0 + head * q_out_s1
-                if QUERY_PATH == 2:  # bf16 separate
-                    tl.store(out + 2 * i, r1.to(tl.bfloat16))
-                    tl.store(out + 2 * i + 1, r2.to(tl.bfloat16))
-                else:
-                    n = tl.load(ql_nope_ptr + t * ql_nope_s0 + head * ql_nope_s1 + tl.arange(0, L))
-                    if QUERY_PATH == 0:  # fp8 packed
-                        tl.store(out + L + 2 * i, (r1 / q_scale).to(tl.float8e4nv))
-                        tl.store(out + L + 2 * i + 1, (r2 / q_scale).to(tl.float8e4nv))
-                        tl.store(out + tl.arange(0, L), (n.to(tl.float32) / q_scale).to(tl.float8e4nv))
-                    else:  # bf16 packed: a raw copy (the alias rewrites each element with its own bits)
-                        tl.store(out + L + 2 * i, r1.to(tl.bfloat16))
-                        tl.store(out + L + 2 * i + 1, r2.to(tl.bfloat16))
-                        tl.store(out + tl.arange(0, L), n)
+                _mqa_head(t, head, pos, q_pe_ptr, q_pe_s0, q_pe_s1, ql_nope_ptr, ql_nope_s0, ql_nope_s1, mqa_cs_ptr,
+                          mqa_cs_s0, q_out_ptr, q_out_s0, q_out_s1, q_scale, HALF, L, QUERY_PATH)
             elif HAS_INDEXER:
-                g = head - H
-                j = tl.arange(0, D)
-                rm = j < 2 * HALF
-                if NEOX:
-                    low = j < HALF
-                    partner = tl.where(low, j + HALF, j - HALF)
-                    ci = tl.where(low, j, j - HALF)
-                    sign = tl.where(low, -1.0, 1.0)
-                else:
-                    partner = j ^ 1
-                    ci = j // 2
-                    sign = tl.where((j % 2) == 0, -1.0, 1.0)
-                q = index_q_ptr + t * index_q_s0 + g * index_q_s1
-                x = tl.load(q + j).to(tl.float32)
-                xp = tl.load(q + partner, mask=rm, other=0.0).to(tl.float32)
-                cs = index_cs_ptr + pos * index_cs_s0
-                c = tl.load(cs + ci, mask=rm, other=0.0).to(tl.float32)
-                s = tl.load(cs + HALF + ci, mask=rm, other=0.0).to(tl.float32)
-                y = tl.where(rm, x * c + sign * xp * s, x)
-                amax = tl.maximum(tl.max(tl.abs(y)), 1e-4)
-                scale = tl.exp2(tl.ceil(tl.log2(tl.div_rn(amax, 448.0))))
-                tl.store(index_fp8_ptr + t * index_fp8_s0 + g * index_fp8_s1 + j,
-                         tl.div_rn(y, scale).to(tl.float8e4nv))
-                if W_STRIDE_1:
-                    w = tl.load(w_ptr + t * w_s0 + g).to(tl.float32)  # planted: the column stride assumed 1
-                else:
-                    w = tl.load(w_ptr + t * w_s0 + g * w_s1).to(tl.float32)
-                w_out = w_out_ptr + t * w_out_s0 + g
-                tl.store(w_out, (((w * scale) * softmax_scale) * head_scale).to(w_out.dtype.element_ty))
+                _indexer_head(t, head - H, pos, index_q_ptr, index_q_s0, index_q_s1, w_ptr, w_s0, w_s1, index_cs_ptr,
+                              index_cs_s0, index_fp8_ptr, index_fp8_s0, index_fp8_s1, w_out_ptr, w_out_s0,
+                              softmax_scale, head_scale, HALF, D, NEOX, W_STRIDE_1)
 
 
 def fused_q_production(positions, q_pe, ql_nope, mqa_cos_sin, index_q, index_weights, index_cos_sin, q_scale,

@@ -16,8 +16,9 @@ at most 1 MiB). What it cannot reach, and says so in the verdict's notes
 rather than guess: an allocation for which the cache had no poisoned block
 (torch then asks the driver for a new segment, whose bytes are whatever the
 device held), free blocks the allocator would not hand back for
-poisoning, and memory from other allocators (cudaMalloc in a C++
-extension, CuPy) or from a CUDA graph's private pool.
+poisoning, allocations on another stream than the current one, and memory
+from other allocators (cudaMalloc in a C++ extension, CuPy) or from a
+CUDA graph's private pool.
 """
 
 POISON_BYTES = (0xFF, 0x5B)  # run A, run B: the bytes qcheck_fill_buffers poisons outputs with
@@ -48,12 +49,16 @@ class PoisonWatch:
         return notes
 
 
-def _free_blocks(index):
-    """(size, bytes in all) of the free blocks torch caches in its segments on device `index`."""
+def _free_blocks(index, stream):
+    """The sizes of the free blocks torch caches on device `index` where an
+    allocation on `stream` can land: segments of that stream in the default
+    pool (a CUDA graph's private pool and other streams' segments serve
+    other allocations)."""
     import torch
     sizes = []
     for segment in torch.cuda.memory_snapshot():
-        if segment.get("device") != index:
+        if (segment.get("device") != index or tuple(segment.get("segment_pool_id", (0, 0))) != (0, 0)
+                or segment.get("stream", stream) != stream):
             continue
         for block in segment.get("blocks", []):
             if block.get("state") == "inactive" and block.get("size", 0) > 0:
@@ -67,12 +72,14 @@ def poison_allocator(device, poison, pool_bytes):
     import torch
     device = torch.device(device)
     index = device.index if device.index is not None else torch.cuda.current_device()
+    stream = torch.cuda.current_stream(device).cuda_stream
     torch.cuda.synchronize(device)
     torch.cuda.empty_cache()  # whole free segments go back to the driver; fragments of used ones stay
-    held = [torch.empty(size, dtype=torch.uint8, device=device) for size in sorted(_free_blocks(index), reverse=True)]
+    held = [torch.empty(size, dtype=torch.uint8, device=device)
+            for size in sorted(_free_blocks(index, stream), reverse=True)]
     held += [torch.empty(1 << 20, dtype=torch.uint8, device=device) for _ in range(SMALL_POOL_BYTES >> 20)]
     held.append(torch.empty(max(MIN_POOL_BYTES, pool_bytes), dtype=torch.uint8, device=device))
-    unreached = sum(_free_blocks(index))  # what is still free now was not handed out for poisoning
+    unreached = sum(_free_blocks(index, stream))  # what is still free now was not handed out for poisoning
     for block in held:
         block.fill_(POISON_BYTES[poison])
     torch.cuda.synchronize(device)
