@@ -50,20 +50,30 @@ class PoisonWatch:
 
 
 def _free_blocks(index, stream):
-    """The sizes of the free blocks torch caches on device `index` where an
-    allocation on `stream` can land: segments of that stream in the default
-    pool (a CUDA graph's private pool and other streams' segments serve
-    other allocations)."""
+    """(size, small pool) of each free block torch caches on device `index`
+    where an allocation on `stream` can land: segments of that stream in the
+    default pool (a CUDA graph's private pool and other streams' segments
+    serve other allocations)."""
     import torch
-    sizes = []
+    blocks = []
     for segment in torch.cuda.memory_snapshot():
         if (segment.get("device") != index or tuple(segment.get("segment_pool_id", (0, 0))) != (0, 0)
                 or segment.get("stream", stream) != stream):
             continue
         for block in segment.get("blocks", []):
             if block.get("state") == "inactive" and block.get("size", 0) > 0:
-                sizes.append(block["size"])
-    return sizes
+                blocks.append((block["size"], segment.get("segment_type") == "small"))
+    return blocks
+
+
+def _pieces(size, small):
+    """The allocations that take a free block of `size` bytes: the block
+    itself, or for a block of the small pool (allocations of at most 1 MiB;
+    its 2 MiB segments can hold a larger free block) pieces of 1 MiB or less,
+    each landing in the smallest free block that fits."""
+    if not small:
+        return [size]
+    return [min(1 << 20, size - at) for at in range(0, size, 1 << 20)]
 
 
 def poison_allocator(device, poison, pool_bytes):
@@ -75,11 +85,11 @@ def poison_allocator(device, poison, pool_bytes):
     stream = torch.cuda.current_stream(device).cuda_stream
     torch.cuda.synchronize(device)
     torch.cuda.empty_cache()  # whole free segments go back to the driver; fragments of used ones stay
-    held = [torch.empty(size, dtype=torch.uint8, device=device)
-            for size in sorted(_free_blocks(index, stream), reverse=True)]
+    held = [torch.empty(piece, dtype=torch.uint8, device=device)
+            for size, small in sorted(_free_blocks(index, stream), reverse=True) for piece in _pieces(size, small)]
     held += [torch.empty(1 << 20, dtype=torch.uint8, device=device) for _ in range(SMALL_POOL_BYTES >> 20)]
     held.append(torch.empty(max(MIN_POOL_BYTES, pool_bytes), dtype=torch.uint8, device=device))
-    unreached = sum(_free_blocks(index, stream))  # what is still free now was not handed out for poisoning
+    unreached = sum(size for size, _ in _free_blocks(index, stream))  # still free: not handed out for poisoning
     for block in held:
         block.fill_(POISON_BYTES[poison])
     torch.cuda.synchronize(device)

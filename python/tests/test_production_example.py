@@ -21,10 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 import production_adapter  # noqa: E402
 
 
-def case_with(**fields):
+def case_with(fit=True, **fields):
     f = qcheck.Case.from_seed(3, "tiny").fields
     f.update(fields)
-    return production_adapter.DOMAIN.fit(qcheck.Case.from_json(json.dumps(f)))
+    case = qcheck.Case.from_json(json.dumps(f))
+    return production_adapter.DOMAIN.fit(case) if fit else case
 
 
 def test_the_correct_kernel_passes_inside_its_domain(tmp_path):
@@ -33,7 +34,8 @@ def test_the_correct_kernel_passes_inside_its_domain(tmp_path):
     print(result.summary())
     assert result.executions == 40 and not result.findings, result.summary()
     # A case outside the domain (R = 6) is refused, never run.
-    outside = qcheck.run(case_with(rope_dim=6, index_dim=64), production_adapter.adapter, device="cuda")
+    outside = qcheck.run(case_with(fit=False, rope_dim=6, index_dim=64, nope_dim=64, edits=[]),
+                         production_adapter.adapter, device="cuda")
     assert outside.exit_code == 2 and "rope_dim 6 (the domain allows a power of two)" in outside.text
 
 
