@@ -81,6 +81,11 @@ std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
     const bool cap_given = option_value(argc, argv, "--max-case-bytes", "QCHECK_MAX_CASE_BYTES") != nullptr;
     if (case_size_budget(size)->limit_cases && !cap_given) o.max_case_bytes = CaseLimits::kMaxMemoryBytes;
   }
+  if (const char* known = option_value(argc, argv, "--known", "QCHECK_KNOWN")) {
+    const std::string why = load_known_file(known, &o.known);
+    if (!why.empty()) return std::string("--known (QCHECK_KNOWN): ") + why;
+    o.known_file = known;
+  }
   o.keep_going = has_flag(argc, argv, "--keep-going") || env_is("QCHECK_KEEP_GOING", "1");
   o.input_bins = !(has_flag(argc, argv, "--no-input-bins") || env_is("QCHECK_INPUT_BINS", "0"));
   o.phase_times = has_flag(argc, argv, "--phase-times") || env_is("QCHECK_PHASE_TIMES", "1");
@@ -101,7 +106,8 @@ std::string describe(const FusedQOptions& o) {
          (o.verdict.oracle_rows == OracleRows::kScalar ? "scalar" : "simd") + " rows, profile " + profile +
          ", cases up to " + std::to_string(o.max_case_bytes) + " bytes" + ", " + o.case_size + " case sizes" +
          (o.keep_going ? ", keep going after mismatches" : "") + (o.input_bins ? "" : ", no input bins") +
-         (o.verdict.graph ? ", graph replay against eager" : "");
+         (o.verdict.graph ? ", graph replay against eager" : "") +
+         (o.known.empty() ? "" : ", " + std::to_string(o.known.size()) + " known bugs of " + o.known_file);
 }
 
 }  // namespace qcheck::fuzzing

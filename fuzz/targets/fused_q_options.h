@@ -25,16 +25,21 @@
 //                                            went (fuzz/verdict/phase_times.h)
 //   --graph               QCHECK_GRAPH=1     also replay each launch from a CUDA graph
 //                                            and compare it with the eager one
+//   --known=FILE          QCHECK_KNOWN       known bugs (fuzz/verdict/known.h): a failure
+//                                            they cover is printed once per entry and
+//                                            is not a finding
 // --backend=plugin:PATH fuzzes a plugin (include/qcheck/qcheck_plugin.h): the mutator
 // keeps every case inside the plugin's declared domain.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fuzz/backends/backend.h"
 #include "fuzz/case/case.h"
 #include "fuzz/mutator/case_mutator.h"
+#include "fuzz/verdict/known.h"
 #include "fuzz/verdict/verdict.h"
 
 namespace qcheck::fuzzing {
@@ -48,6 +53,10 @@ struct FusedQOptions {
   bool phase_times = false;
   const char* case_size = "default";  // a name of case_size_budget()
   uint64_t max_case_bytes = uint64_t(1) << 24;
+  // --known=FILE (QCHECK_KNOWN): a failure these known bugs cover is not a
+  // finding (fuzz/verdict/known.h); the first of each entry is printed.
+  std::string known_file;
+  std::vector<KnownBug> known;
 };
 
 // "" and *out filled, else one line naming the flag (or variable) and what

@@ -7,7 +7,9 @@
 // abort() so libFuzzer saves the input as a crash artifact) and a runtime
 // error (a CUDA error, a backend that stopped working). Invalid input is not
 // a finding: the case is refused (-1, libFuzzer does not keep it), as is a
-// case above the size budget.
+// case above the size budget. Neither is a failure that --known covers: the
+// first of each known entry is printed ("qcheck fused_q known bug"), the
+// rest only counted, and the run goes on.
 //
 // The structure-aware mutator and cross-over (case_mutator.h) keep nearly
 // every input a valid small case; the semantic bins (semantic_bins.h) give
@@ -90,6 +92,21 @@ std::string replay_command(const qcheck::VerdictOptions& v) {
   std::abort();
 }
 
+// True when --known covers the verdict's failure: printed the first time
+// for each entry (with the case), so a latent bug neither stops the worker
+// nor hides the next one.
+bool known_failure(qcheck::Verdict verdict, const Case& c) {
+  if (g_options.known.empty()) return false;
+  qcheck::classify_verdict(g_options.known, c, &verdict);
+  if (verdict.known < 0) return false;
+  static std::vector<int64_t> seen(g_options.known.size(), 0);
+  if (seen[verdict.known]++ == 0) {
+    std::fprintf(stderr, "\n==== qcheck fused_q known bug %d (%s) met: %s; not a finding, first case:\n%s\n====\n",
+                 verdict.known, verdict.known_note.c_str(), verdict.group.c_str(), qcheck::case_to_json(c).c_str());
+  }
+  return true;
+}
+
 size_t write_case(Case c, uint8_t* out, size_t max_size) {
   // A plugin's cases stay inside its declared domain.
   if (g_options.backend != nullptr && g_options.backend->fit) g_options.backend->fit(c);
@@ -135,12 +152,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fz::mark_case_bins(c);
     fz::mark_verdict_bins(verdict);
   }
-  switch (verdict.outcome.kind) {
-    case qcheck::OutcomeKind::kInvalidInput: return -1;
-    case qcheck::OutcomeKind::kRuntimeError: report_finding(verdict, c, options);
-    case qcheck::OutcomeKind::kOk: break;
-  }
-  if (!verdict.report.passed() && !g_options.keep_going) report_finding(verdict, c, options);
+  if (verdict.outcome.kind == qcheck::OutcomeKind::kInvalidInput) return -1;
+  if (verdict.passed() || known_failure(verdict, c)) return 0;
+  if (!verdict.outcome.is_ok() || !g_options.keep_going) report_finding(verdict, c, options);
   return 0;
 }
 

@@ -198,6 +198,14 @@ summary() {
   done
   [ $collateral -eq 0 ] || echo "$collateral artifacts of workers ended by an other worker's GPU fault (their inputs replay clean; not findings)"
   [ $unreplayed -eq 0 ] || echo "$unreplayed artifacts not replayed (over QCHECK_FUZZ_MAX_REPLAYS = $max_replays per backend), in $work/*/artifacts"
+  if [ -n "$known_file" ]; then
+    # The workers print the first failure of each known entry they meet and go on.
+    local seen
+    seen=$(grep -h '^==== qcheck fused_q known bug' "$work"/logs/*.log 2>/dev/null |
+           sed -E 's/^==== qcheck fused_q (known bug [0-9]+ \([^)]*\)).*/\1/' | sort | uniq -c |
+           sed -E 's/^ *([0-9]+) /  \1 worker runs met /')
+    [ -n "$seen" ] && echo "KNOWN bugs the fused_q workers went on past ($known_file):" && echo "$seen"
+  fi
   if [ $known_count -gt 0 ]; then
     echo "KNOWN: $known_count artifacts covered by $known_file (not findings, not minimized):"
     for key in "${!known_groups[@]}"; do echo "  ${known_groups[$key]} x known [$key]"; done

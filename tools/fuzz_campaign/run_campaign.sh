@@ -16,9 +16,12 @@
 #                 corpus/regressions already reproduces), exit 1;
 #                 batch: at the end, merge and prune the corpus.
 #   --known FILE  known bugs (fuzz/verdict/known.h: signature patterns, an
-#                 optional domain, a note): a fused_q finding they cover is
-#                 counted under KNOWN in the summary, not minimized, and
-#                 neither stops pr mode nor makes the exit status 1.
+#                 optional domain, a note): the fused_q workers go on past a
+#                 failure they cover (no artifact, no restart, no findings
+#                 cap filled; the first of each entry is in the worker's log),
+#                 and an artifact they cover is counted under KNOWN in the
+#                 summary, not minimized, and neither stops pr mode nor makes
+#                 the exit status 1.
 #
 # One persistent libFuzzer process per core, no -fork (every restart of a
 # CUDA process pays a new context), sharing one corpus folder per target
@@ -191,6 +194,8 @@ fuzzer_args() {  # i
               -print_final_stats=1 -handle_int=0)
   case "$t" in
     fused_q) args+=(-max_len=4096 -dict="$dict" "--backend=${worker_backend[$i]}")
+      # Known bugs are no findings for the workers either: they go on past them.
+      [ -n "$known_file" ] && args+=("--known=$known_file")
       # A limit case holds up to about 4.5 GB of tensors, three sets of them
       # in the verdict, and takes 10 to 30 s (the later -rss_limit_mb,
       # -malloc_limit_mb and -timeout win; a slow unit is reported only past
