@@ -67,6 +67,8 @@ def main(argv=None):
     f.add_argument("--findings", default="qcheck-findings")
     f.add_argument("--device", help="a torch device (cuda, cuda:1); numpy arrays when left out")
     f.add_argument("--graph", action="store_true", help="also replay each case from a CUDA graph")
+    f.add_argument("--no-poison-allocator", action="store_true",
+                   help="do not poison torch's cached memory before each CUDA run (qcheck.allocator)")
     f.add_argument("--domain", help="a domain file (qcheck.Domain's JSON form) for a kernel that declares none")
     f.add_argument("--known", help="a known-bugs file: findings it covers are counted apart (qcheck.known)")
     r = sub.add_parser("replay", help="run one case file through an adapter")
@@ -91,7 +93,7 @@ def main(argv=None):
     if args.command == "fuzz":
         result = fuzz(kernel, minutes=args.minutes, profile=args.profile, case_size=args.case_size, seed=args.seed,
                       corpus=args.corpus, device=args.device, findings=args.findings, executions=args.executions,
-                      graph=args.graph, known=known)
+                      graph=args.graph, known=known, poison_allocator=not args.no_poison_allocator)
         return 1 if result.findings else 0
     try:
         case = Case.load(args.case)

@@ -133,7 +133,8 @@ def _target_name(kernel):
 
 
 def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=None, device=None,
-         findings="qcheck-findings", max_findings=50, progress=True, executions=None, graph=False, known=None):
+         findings="qcheck-findings", max_findings=50, progress=True, executions=None, graph=False, known=None,
+         poison_allocator=True):
     """Fuzzes `kernel(tensors)` (the adapter contract of python/README.md)
     for `minutes` (or `executions` cases). Returns a FuzzResult. A kernel
     with a domain (qcheck.Domain: @qcheck.kernel, a qcheck.Plugin) gets
@@ -141,7 +142,9 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     profile is judged under it unless `profile` says otherwise. graph=True
     also replays every case from a CUDA graph. known: qcheck.Known entries
     (or a known-bugs file): findings they cover are counted apart and do not
-    stop the run (qcheck.known)."""
+    stop the run (qcheck.known). poison_allocator=False skips the
+    poisoning of torch's cached memory before each CUDA run
+    (qcheck.allocator): for a kernel that allocates no output of its own."""
     profile = profile or getattr(kernel, "profile", None)
     domain = domain_of(kernel)
     known_list = known if isinstance(known, KnownList) or known is None else KnownList(known)
@@ -190,7 +193,8 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
         result.phases["cases"] += time.monotonic() - t_case
         # The library refusing a case it made itself raises (a bug of
         # qcheck's, not a finding); a kernel's exception is a verdict of exit 3.
-        verdict = run(case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases)
+        verdict = run(case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases,
+                      poison_allocator=poison_allocator)
         result.executions += 1
         new = reached - result.bins
         result.bins |= reached

@@ -66,6 +66,9 @@ def test_the_command_line_replays_with_qcheck_replays_exit_codes(tmp_path):
     assert raised.returncode == 3 and "RUNTIME ERROR: kernel raised ValueError: odd H is not supported" in raised.stdout
     fuzzed = run_cli("fuzz", "adapters:correct", "--executions", "30", "--findings", str(tmp_path / "f"))
     assert fuzzed.returncode == 0 and "no findings" in fuzzed.stderr, fuzzed.stderr
+    fuzzed = run_cli("fuzz", "adapters:correct", "--executions", "5", "--findings", str(tmp_path / "f"),
+                     "--no-poison-allocator")
+    assert fuzzed.returncode == 0 and "5 executions" in fuzzed.stderr, fuzzed.stderr
 
 
 def test_the_pytest_plugin_parameterizes_over_corpus_files_and_generated_cases(tmp_path):
