@@ -1,7 +1,5 @@
 #include "fuzz/backends/plugin_domain.h"
 
-#include "fuzz/case/tensor_plan.h"
-
 namespace qcheck {
 namespace {
 
@@ -27,11 +25,7 @@ Domain domain_of_plugin(const qcheck_plugin_domain& d) {
   out.weights_dtypes = mask_or_any(d.weights_dtypes, out.weights_dtypes);
   out.weights_out_dtypes = mask_or_any(d.weights_out_dtypes, out.weights_out_dtypes);
   if (d.contiguous_only != 0) {
-    for (TensorId id : {TensorId::kQPe, TensorId::kQlNope, TensorId::kIndexQ, TensorId::kIndexWeights,
-                        TensorId::kMqaCache, TensorId::kIndexerCache, TensorId::kQueryOut, TensorId::kIndexQFp8,
-                        TensorId::kIndexWeightsOut}) {
-      out.contiguous |= 1u << static_cast<unsigned>(id);
-    }
+    for (TensorId id : kLaidOutTensors) out.contiguous |= 1u << static_cast<unsigned>(id);
   }
   values_of(d.rope_dims, &out.dim(Dim::kRopeDim));
   values_of(d.nope_dims, &out.dim(Dim::kNopeDim));

@@ -29,6 +29,11 @@ enum class Dim : uint8_t {
 };
 constexpr int kDimCount = 7;
 
+// The tensors a layout rule can name: every one but positions.
+constexpr TensorId kLaidOutTensors[] = {TensorId::kQPe,          TensorId::kQlNope,    TensorId::kIndexQ,
+                                        TensorId::kIndexWeights, TensorId::kMqaCache,  TensorId::kIndexerCache,
+                                        TensorId::kQueryOut,     TensorId::kIndexQFp8, TensorId::kIndexWeightsOut};
+
 const char* name_of(Dim dim);  // "num_tokens", ...
 // Case's name or the short one (T, H, NI, D, R, L, P); false when neither.
 bool parse_name(const std::string& name, Dim* out);

@@ -16,14 +16,9 @@ constexpr const char* kKeys[] = {"query_paths",    "indexer",          "alias",
                                  "weights_dtypes", "weights_out_dtypes", "contiguous",
                                  "unit_inner_stride", "dims",          "relations"};
 
-// The tensors a layout rule can name (every one but positions).
-constexpr TensorId kLaidOut[] = {TensorId::kQPe,          TensorId::kQlNope,    TensorId::kIndexQ,
-                                 TensorId::kIndexWeights, TensorId::kMqaCache,  TensorId::kIndexerCache,
-                                 TensorId::kQueryOut,     TensorId::kIndexQFp8, TensorId::kIndexWeightsOut};
-
 std::string tensor_names() {
   std::string all;
-  for (TensorId id : kLaidOut) all += (all.empty() ? "" : ", ") + std::string(name_of(id));
+  for (TensorId id : kLaidOutTensors) all += (all.empty() ? "" : ", ") + std::string(name_of(id));
   return all;
 }
 
@@ -69,7 +64,7 @@ class Reader {
     if (list == nullptr) return;
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
       bool found = false;
-      for (TensorId id : kLaidOut) {
+      for (TensorId id : kLaidOutTensors) {
         if ((*list)[i].is_string() && (*list)[i].get<std::string>() == name_of(id)) {
           *mask |= 1u << static_cast<unsigned>(id);
           found = true;
@@ -165,7 +160,7 @@ Json names_of_mask(uint32_t mask) {
 
 Json tensors_of_mask(uint32_t mask) {
   Json list = Json::array();
-  for (TensorId id : kLaidOut) {
+  for (TensorId id : kLaidOutTensors) {
     if (mask >> static_cast<unsigned>(id) & 1u) list.push_back(name_of(id));
   }
   return list;

@@ -148,16 +148,16 @@ MinimizeResult minimize(const Case& original, const Observation& target, const E
   // supports. One outside the domain is moved inside by its repair
   // (options.fit: H 4 -> 1 becomes H 2 under "H even") and tried when it
   // is still smaller than the best, so the passes keep shrinking.
-  const auto inside = [&](const Case& candidate) {
-    return validate_case(candidate).empty() && (!options.outside || options.outside(candidate).empty());
-  };
+  const auto supported = [&](const Case& candidate) { return !options.outside || options.outside(candidate).empty(); };
+  const auto inside = [&](const Case& candidate) { return validate_case(candidate).empty() && supported(candidate); };
   const auto admissible = [&](Case& candidate, const Case& from) {
-    if (inside(candidate)) return true;
-    if (options.fit && validate_case(candidate).empty()) {
+    if (!validate_case(candidate).empty()) return false;
+    if (supported(candidate)) return true;
+    if (options.fit) {
       options.fit(candidate);
       if (candidate != from && inside(candidate) && tensor_elements(candidate) < tensor_elements(from)) return true;
     }
-    if (options.outside) ++r.outside_domain;
+    ++r.outside_domain;
     return false;
   };
 

@@ -43,29 +43,25 @@ class KnownList:
 
     def __init__(self, known):
         if isinstance(known, (str, Path)):
-            self.path = str(known)
-            text = Path(known).read_text()
-            handle = ctypes.c_void_p()
-            _capi.call("qcheck_known_parse", text.encode(), ctypes.byref(handle))  # names a bad entry
-            _capi.lib().qcheck_known_free(handle)
+            self.path, text = str(known), Path(known).read_text()
+            self._handle = self._parse(text)  # a bad entry is named before Python reads the entries
             self.entries = [Known(e["signature"], Domain.from_json(e["domain"]) if "domain" in e else None,
                                   e.get("note", "")) for e in json.loads(text)["known"]]
         else:
             self.path = None
             self.entries = [k if isinstance(k, Known) else Known(**k) for k in known]
-            text = json.dumps({"known": [k.spec() for k in self.entries]})
+            self._handle = self._parse(json.dumps({"known": [k.spec() for k in self.entries]}))
+
+    @staticmethod
+    def _parse(text):
         handle = ctypes.c_void_p()
         _capi.call("qcheck_known_parse", text.encode(), ctypes.byref(handle))
-        self._handle = handle
+        return handle
 
     def __del__(self):
         if getattr(self, "_handle", None) and self._handle.value:
             _capi.lib().qcheck_known_free(self._handle)
             self._handle = ctypes.c_void_p()
-
-    def save(self, path):
-        """The JSON form, for --known FILE and replay commands."""
-        Path(path).write_text(json.dumps({"known": [k.spec() for k in self.entries]}, indent=1) + "\n")
 
 
 def signatures_of(verdict):

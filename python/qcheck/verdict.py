@@ -149,14 +149,14 @@ def expected(case, profile=None):
     return make_tensors(case, 0, device=None, expected_profile=profile or case.fields["profile"])
 
 
-def _synchronize(device):
-    if device is not None and str(device).startswith("cuda"):
-        import torch
-        torch.cuda.synchronize()
-
-
 def _on_cuda(device):
     return device is not None and str(device).startswith("cuda")
+
+
+def _synchronize(device):
+    if _on_cuda(device):
+        import torch
+        torch.cuda.synchronize()
 
 
 def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allocator=True):
@@ -184,7 +184,7 @@ def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allo
         runs.append(tensors)
     replayed = None
     if graph:
-        if device is None or not str(device).startswith("cuda"):
+        if not _on_cuda(device):
             raise ValueError("graph=True needs a CUDA device (torch.cuda.CUDAGraph)")
         import torch
         replayed = make_tensors(case, 0, device, phases=phases)
@@ -218,7 +218,7 @@ def run(case, kernel, device=None, profile=None, name=None, graph=False, phases=
     why = outside(kernel, case)
     if why is not None:
         return outside_verdict(case, why, _name(kernel, name))
-    if graph and (device is None or not str(device).startswith("cuda")):
+    if graph and not _on_cuda(device):
         raise ValueError("graph=True needs a CUDA device (torch.cuda.CUDAGraph)")
     try:
         runs, replayed = kernel_runs(case, kernel, device, phases=phases, graph=graph,

@@ -260,15 +260,13 @@ int main(int argc, char** argv) {
     qcheck::find_profile(qcheck::verdict_profile(original, *backend, s.verdict), &profile);
     const qcheck::RepeatResult repeat = qcheck::repeat_backend(original, *backend, profile, 2);
     if (repeat.outcome.is_ok() && repeat.differing_runs > 0) {
-      const std::string differ = "the two runs of the same inputs wrote different bytes (run 0 as expected, run 1 as "
-                                 "got):\n" + qcheck::report_text(repeat.difference);
       // The bytes differ; the failure may not (failure_holds_across_runs).
-      const bool same_failure = qcheck::failure_holds_across_runs(first, {evaluate(original), evaluate(original)});
-      if (same_failure) {
+      if (qcheck::failure_holds_across_runs(first, {evaluate(original), evaluate(original)})) {
         std::fprintf(stderr, "qcheck-minimize: the runs of the same inputs write different bytes but fail the same "
                              "way each time (%s): minimized on that failure\n", first.text().c_str());
       } else {
-        nondeterminism = differ;
+        nondeterminism = "the two runs of the same inputs wrote different bytes (run 0 as expected, run 1 as got):\n" +
+                         qcheck::report_text(repeat.difference);
       }
     }
   } else {

@@ -83,9 +83,8 @@ struct Settings {
   bool quiet = false;
   long repeat = 0;
   bool files_named_more_than_one = false;
-  bool has_domain = false;
   qcheck::Domain domain;
-  std::string domain_file;
+  std::string domain_file;  // empty: no --domain
   std::vector<qcheck::KnownBug> known;
 };
 
@@ -103,7 +102,7 @@ int replay_file(const std::string& path, const Settings& s) {
     return code;
   }
   qcheck::Verdict verdict;
-  const std::string outside = s.has_domain ? qcheck::outside_domain(s.domain, c) : "";
+  const std::string outside = s.domain_file.empty() ? "" : qcheck::outside_domain(s.domain, c);
   if (!outside.empty()) {
     verdict.backend = s.backend->name;
     verdict.outcome = qcheck::Outcome::invalid_input("outside the domain of " + s.domain_file + ": " + outside);
@@ -162,7 +161,6 @@ int main(int argc, char** argv) {
       if (arg == "--domain") {
         const std::string error = qcheck::load_domain_file(v, &s.domain);
         if (!error.empty()) return refuse(error);
-        s.has_domain = true;
         s.domain_file = v;
       }
       if (arg == "--known") {
