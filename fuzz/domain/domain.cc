@@ -356,6 +356,10 @@ void fit_to_domain(const Domain& d, Case& c) {
         case Relation::Op::kGreater: left = rule.at_least(bound + 1); break;
         case Relation::Op::kDivides: {
           const int64_t right = dim_value(c, r.right);
+          if (right <= 0) {  // T = 0 divides nothing: no value holds
+            left = 0;
+            break;
+          }
           int64_t m = left / right * right;
           while (m > 0 && !rule.allows(m)) m -= right;
           left = m > 0 ? m : rule.at_least(right);

@@ -141,6 +141,17 @@ TEST(Domain, RepairTakesTheNearestValue) {
   EXPECT_EQ(c.rope_dim, 64);
   EXPECT_EQ(c.index_dim, 96);
   EXPECT_EQ(validate_case(c), "");
+  // A relation no value can meet is refused and left as it was, never a
+  // division by zero: nothing is a multiple of T = 0.
+  c = base();
+  c.num_tokens = 0;
+  ASSERT_EQ(validate_case(c), "");
+  const Domain by_tokens = parsed(R"({"relations": ["mqa_heads % num_tokens == 0"]})");
+  EXPECT_EQ(outside_domain(by_tokens, c),
+            "relation mqa_heads % num_tokens == 0 does not hold (mqa_heads 3, num_tokens 0)");
+  fit_to_domain(by_tokens, c);
+  EXPECT_EQ(c.mqa_heads, 3);
+  EXPECT_EQ(c.num_tokens, 0);
   // Without the indexer its fields are not asked.
   c = base();
   c.has_indexer = false;
