@@ -8,6 +8,7 @@
 #include "fuzz/case/case_json.h"
 #include "fuzz/case/prng.h"
 #include "fuzz/mutator/case_mutator.h"
+#include "fuzz/mutator/compile_key.h"
 #include "reference/profile.h"
 
 using namespace qcheck::capi;
@@ -92,6 +93,25 @@ qcheck_status qcheck_case_limit(uint64_t seed, int64_t execution, int64_t index,
   });
 }
 
+qcheck_status qcheck_case_mutate_warm(const qcheck_case* c, uint64_t seed, const char* size, qcheck_case** out,
+                                      char* message, size_t message_size) {
+  return guarded(message, message_size, [&](std::string& why) {
+    const qcheck::fuzzing::SizeBudget* budget = budget_of(size, why);
+    if (budget == nullptr) return QCHECK_INVALID_INPUT;
+    if (c == nullptr || out == nullptr) {
+      why = "case or out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    why = qcheck::validate_case(c->c);
+    if (!why.empty()) return QCHECK_INVALID_INPUT;
+    qcheck::Xoshiro256 rng = generator(0x7761726Dull, seed);
+    Case mutated = c->c;
+    qcheck::fuzzing::mutate_case_warm(mutated, rng, *budget);
+    *out = new qcheck_case{mutated};
+    return QCHECK_OK;
+  });
+}
+
 qcheck_status qcheck_case_cross_over(const qcheck_case* a, const qcheck_case* b, uint64_t seed, const char* size,
                                      qcheck_case** out, char* message, size_t message_size) {
   return guarded(message, message_size, [&](std::string& why) {
@@ -143,6 +163,11 @@ qcheck_status qcheck_case_encode(const qcheck_case* c, int form, uint8_t* out, s
 qcheck_status qcheck_case_describe(const qcheck_case* c, char* out, size_t capacity, size_t* needed) {
   if (c == nullptr) return QCHECK_INVALID_INPUT;
   return copy_text(qcheck::describe(c->c), out, capacity, needed);
+}
+
+qcheck_status qcheck_case_compile_key(const qcheck_case* c, char* out, size_t capacity, size_t* needed) {
+  if (c == nullptr || !qcheck::validate_case(c->c).empty()) return QCHECK_INVALID_INPUT;
+  return copy_text(qcheck::fuzzing::compile_key(c->c), out, capacity, needed);
 }
 
 qcheck_status qcheck_case_digest(const qcheck_case* c, char* out, size_t capacity, size_t* needed) {

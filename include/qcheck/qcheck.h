@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define QCHECK_API_VERSION 3u
+#define QCHECK_API_VERSION 4u
 
 /* The exit codes of qcheck-replay: pass, mismatch, invalid input, runtime error. */
 typedef enum {
@@ -60,6 +60,11 @@ qcheck_status qcheck_case_limit(uint64_t seed, int64_t execution, int64_t index,
 /* A copy of `c` changed by the mutator (one to three fields), still valid. */
 qcheck_status qcheck_case_mutate(const qcheck_case* c, uint64_t seed, const char* size, qcheck_case** out,
                                  char* message, size_t message_size);
+/* A copy of a valid case `c` whose compile key (below) is c's: values,
+ * positions, scales and seed changed, T, P, paddings and the weights' column
+ * stride within their classes. The compile-aware fuzz loop's warm mutation. */
+qcheck_status qcheck_case_mutate_warm(const qcheck_case* c, uint64_t seed, const char* size, qcheck_case** out,
+                                      char* message, size_t message_size);
 /* Each field from a or b, then repaired to a valid case. */
 qcheck_status qcheck_case_cross_over(const qcheck_case* a, const qcheck_case* b, uint64_t seed, const char* size,
                                      qcheck_case** out, char* message, size_t message_size);
@@ -77,6 +82,12 @@ qcheck_status qcheck_case_encode(const qcheck_case* c, int form, uint8_t* out, s
                                  char* message, size_t message_size);
 /* The one-line description the reports print ("T=17 H=3 NI=2 ..."). */
 qcheck_status qcheck_case_describe(const qcheck_case* c, char* out, size_t capacity, size_t* needed);
+/* What a JIT compiler specializing as Triton does by default sees of a
+ * valid case, one line (fuzz/mutator/compile_key.h): paths and flags, per
+ * tensor its dtype, dims (T and P as classes), stride classes (1, multiple of
+ * 16, 64-bit, other) and pointer alignment. QCHECK_INVALID_INPUT for an
+ * invalid case. */
+qcheck_status qcheck_case_compile_key(const qcheck_case* c, char* out, size_t capacity, size_t* needed);
 /* The 16 hex digits that name corpus files (XXH64 of the binary form). */
 qcheck_status qcheck_case_digest(const qcheck_case* c, char* out, size_t capacity, size_t* needed);
 

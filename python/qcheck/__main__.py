@@ -1,10 +1,12 @@
 """python -m qcheck fuzz TARGET [options]
 python -m qcheck replay CASE TARGET [--against TARGET2] [options]
 
-TARGET is MODULE:FUNCTION, an adapter (python/README.md, "The adapter
-contract": the module is imported, the current folder on the path, and the
-function called with each case's tensors), or plugin:PATH, a kernel library
-built against include/qcheck/qcheck_plugin.h (qcheck.Plugin). replay exits as
+TARGET is MODULE:FUNCTION or FILE.py:FUNCTION, an adapter (python/README.md,
+"The adapter contract": the module is imported, the current folder on the
+path, and the function called with each case's tensors), or plugin:PATH, a
+kernel library built against include/qcheck/qcheck_plugin.h (qcheck.Plugin).
+fuzz --workers N runs N processes (qcheck.workers; on a CUDA device one per
+core but one when not given, under an MPS daemon of qcheck's own). replay exits as
 qcheck-replay does: 0 pass, 1 mismatch (or, with --against, outputs that
 differ), 2 invalid input (a case outside the kernel's domain among them), 3
 runtime error (the kernel raised). --graph also replays each launch from a
@@ -14,8 +16,10 @@ kernel a domain (qcheck.Domain's JSON form) where it declares none.
 
 import argparse
 import importlib
+import importlib.util
 import sys
 import traceback
+from pathlib import Path
 
 from . import _capi
 from .case import Case
@@ -31,9 +35,19 @@ def adapter(spec):
         return Plugin(spec[len("plugin:"):])
     if ":" not in spec:
         raise SystemExit(f"qcheck: {spec!r} must be MODULE:FUNCTION")
-    module_name, function = spec.split(":", 1)
-    sys.path.insert(0, "")
-    target = importlib.import_module(module_name)
+    module_name, function = spec.rsplit(":", 1)
+    if module_name.endswith(".py"):  # a script: imported under its file name, its folder on the path
+        path = Path(module_name).resolve()
+        if not path.is_file():
+            raise SystemExit(f"qcheck: {module_name} is not a file")
+        sys.path.insert(0, str(path.parent))
+        loaded = importlib.util.spec_from_file_location(path.stem, path)
+        target = importlib.util.module_from_spec(loaded)
+        sys.modules[path.stem] = target
+        loaded.loader.exec_module(target)
+    else:
+        sys.path.insert(0, "")
+        target = importlib.import_module(module_name)
     for part in function.split("."):
         target = getattr(target, part)
     return target
@@ -71,6 +85,15 @@ def main(argv=None):
                    help="do not poison torch's cached memory before each CUDA run (qcheck.allocator)")
     f.add_argument("--domain", help="a domain file (qcheck.Domain's JSON form) for a kernel that declares none")
     f.add_argument("--known", help="a known-bugs file: findings it covers are counted apart (qcheck.known)")
+    f.add_argument("--max-findings", type=int, default=50)
+    f.add_argument("--workers", type=int,
+                   help="processes (default: one per core but one on a CUDA device for a timed run, else 1)")
+    f.add_argument("--explore-share", type=float, default=0.2,
+                   help="share of the time spent on cases the kernel has not compiled (qcheck.compile)")
+    f.add_argument("--no-compile-aware", action="store_true", help="the plain loop: every case as generated")
+    f.add_argument("--quiet", action="store_true", help="no progress lines and no summary")
+    f.add_argument("--worker-dir", help=argparse.SUPPRESS)  # a worker of qcheck.workers
+    f.add_argument("--worker-index", type=int, default=0, help=argparse.SUPPRESS)
     r = sub.add_parser("replay", help="run one case file through an adapter")
     r.add_argument("case")
     r.add_argument("target")
@@ -91,9 +114,17 @@ def main(argv=None):
         print(f"qcheck: {e}", file=sys.stderr)
         return 2
     if args.command == "fuzz":
+        link = None
+        if args.worker_dir:
+            from .workers import WorkerLink
+            link = WorkerLink(args.worker_dir, args.worker_index)
         result = fuzz(kernel, minutes=args.minutes, profile=args.profile, case_size=args.case_size, seed=args.seed,
                       corpus=args.corpus, device=args.device, findings=args.findings, executions=args.executions,
-                      graph=args.graph, known=known, poison_allocator=not args.no_poison_allocator)
+                      graph=args.graph, known=known, poison_allocator=not args.no_poison_allocator,
+                      max_findings=args.max_findings, progress=not args.quiet, workers=args.workers,
+                      compile_aware=not args.no_compile_aware, explore_share=args.explore_share, _worker=link)
+        if link is not None:
+            link.finish(result)
         return 1 if result.findings else 0
     try:
         case = Case.load(args.case)

@@ -5,7 +5,7 @@ import ctypes
 import os
 from pathlib import Path
 
-API_VERSION = 3
+API_VERSION = 4
 
 OK, MISMATCH, INVALID_INPUT, RUNTIME_ERROR = 0, 1, 2, 3
 DTYPE_INT64, DTYPE_F32, DTYPE_BF16, DTYPE_E4M3 = 0, 1, 2, 3
@@ -83,6 +83,8 @@ _signatures = {
     "qcheck_case_from_seed": [ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_mutate": [_P, ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_limit": [ctypes.c_uint64, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_case_mutate_warm": [_P, ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_case_compile_key": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_case_cross_over": [_P, _P, ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_validate": [_P] + _MSG,
     "qcheck_case_encode": [_P, ctypes.c_int, ctypes.c_char_p, _S, ctypes.POINTER(_S)] + _MSG,

@@ -10,9 +10,9 @@ element the kernel never wrote arrives as the poison and is reported
 unwritten.
 
 What it reaches: every free block cached in a segment torch holds (each
-allocated at its own size, filled, given back) and a fresh pool of
-`pool_bytes` in the large pool and 16 MiB in the small one (allocations of
-at most 1 MiB). What it cannot reach, and says so in the verdict's notes
+allocated at its own size, filled, given back), and a pool of `pool_bytes`
+in the large pool and 16 MiB in the small one (allocations of at most
+1 MiB), added where the cache lacks them. What it cannot reach, and says so in the verdict's notes
 rather than guess: an allocation for which the cache had no poisoned block
 (torch then asks the driver for a new segment, whose bytes are whatever the
 device held), free blocks the allocator would not hand back for
@@ -50,20 +50,25 @@ class PoisonWatch:
 
 
 def _free_blocks(index, stream):
-    """(size, small pool) of each free block torch caches on device `index`
-    where an allocation on `stream` can land: segments of that stream in the
-    default pool (a CUDA graph's private pool and other streams' segments
-    serve other allocations)."""
+    """([(size, small pool)], other): each free block torch caches on device
+    `index` where an allocation on `stream` can land (segments of that
+    stream in the default pool), and the bytes of the other free blocks (a
+    CUDA graph's private pool, other streams' segments: they serve other
+    allocations)."""
     import torch
-    blocks = []
+    blocks, other = [], 0
     for segment in torch.cuda.memory_snapshot():
-        if (segment.get("device") != index or tuple(segment.get("segment_pool_id", (0, 0))) != (0, 0)
-                or segment.get("stream", stream) != stream):
+        if segment.get("device") != index:
             continue
+        ours = (tuple(segment.get("segment_pool_id", (0, 0))) == (0, 0) and
+                segment.get("stream", stream) == stream)
         for block in segment.get("blocks", []):
             if block.get("state") == "inactive" and block.get("size", 0) > 0:
-                blocks.append((block["size"], segment.get("segment_type") == "small"))
-    return blocks
+                if ours:
+                    blocks.append((block["size"], segment.get("segment_type") == "small"))
+                else:
+                    other += block["size"]
+    return blocks, other
 
 
 def _pieces(size, small):
@@ -78,20 +83,34 @@ def _pieces(size, small):
 
 def poison_allocator(device, poison, pool_bytes):
     """Fills what torch's caching allocator on `device` hands out next with
-    poison A (0) or B (1); returns a PoisonWatch for the notes."""
+    poison A (0) or B (1); returns a PoisonWatch for the notes.
+
+    Every free block the cache holds is taken (at its own size), filled and
+    given back; a pool of `pool_bytes` (at least 64 MiB) and 16 MiB of small
+    blocks are added only where the cache lacks them, so the cache stops
+    growing after the first runs and no segment goes back to the driver
+    between runs (a cudaFree and cudaMalloc per run cost more than the
+    kernel). The fills run on the current stream before the kernel's
+    launches: no synchronization is needed."""
     import torch
     device = torch.device(device)
     index = device.index if device.index is not None else torch.cuda.current_device()
     stream = torch.cuda.current_stream(device).cuda_stream
-    torch.cuda.synchronize(device)
-    torch.cuda.empty_cache()  # whole free segments go back to the driver; fragments of used ones stay
+    blocks, other = _free_blocks(index, stream)
     held = [torch.empty(piece, dtype=torch.uint8, device=device)
-            for size, small in sorted(_free_blocks(index, stream), reverse=True) for piece in _pieces(size, small)]
-    held += [torch.empty(1 << 20, dtype=torch.uint8, device=device) for _ in range(SMALL_POOL_BYTES >> 20)]
-    held.append(torch.empty(max(MIN_POOL_BYTES, pool_bytes), dtype=torch.uint8, device=device))
-    unreached = sum(size for size, _ in _free_blocks(index, stream))  # still free: not handed out for poisoning
+            for size, small in sorted(blocks, reverse=True) for piece in _pieces(size, small)]
+    small_free = sum(size for size, small in blocks if small)
+    held += [torch.empty(1 << 20, dtype=torch.uint8, device=device)
+             for _ in range(max(0, SMALL_POOL_BYTES - small_free) >> 20)]
+    want = max(MIN_POOL_BYTES, pool_bytes)
+    if max((size for size, small in blocks if not small), default=0) < want:
+        held.append(torch.empty(want, dtype=torch.uint8, device=device))
+    stats = torch.cuda.memory_stats(device)
+    # Free bytes still cached with everything taken: blocks the allocator did
+    # not hand back for poisoning (the other pools' and streams' excepted).
+    unreached = max(0, stats.get("reserved_bytes.all.current", 0) - stats.get("allocated_bytes.all.current", 0) -
+                    other)
     for block in held:
         block.fill_(POISON_BYTES[poison])
-    torch.cuda.synchronize(device)
     del held  # back to the cache, poisoned
-    return PoisonWatch(device, unreached, torch.cuda.memory_stats(device).get("segment.all.allocated", 0))
+    return PoisonWatch(device, unreached, stats.get("segment.all.allocated", 0))

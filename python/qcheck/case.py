@@ -71,6 +71,12 @@ class Case:
         """A changed copy (one to three fields), valid and within the size."""
         return Case._made("qcheck_case_mutate", self._handle, ctypes.c_uint64(seed), size.encode())
 
+    def mutate_warm(self, seed, size="usual"):
+        """A changed copy with the same compile_key: values, positions, scales
+        and seed, and T, P and paddings within their classes (the
+        compile-aware fuzz loop's mutation on a kernel's warm variants)."""
+        return Case._made("qcheck_case_mutate_warm", self._handle, ctypes.c_uint64(seed), size.encode())
+
     def cross_over(self, other, seed, size="usual"):
         return Case._made("qcheck_case_cross_over", self._handle, other._handle, ctypes.c_uint64(seed),
                           size.encode())
@@ -117,6 +123,16 @@ class Case:
     def digest(self):
         """The 16 hex digits corpus files are named by."""
         return _capi.text("qcheck_case_digest", self._handle)
+
+    @property
+    def compile_key(self):
+        """What a JIT compiler specializing as Triton does by default sees of
+        this (valid) case: paths, flags, dtypes, dims with T and P as classes,
+        the classes of the strides (1, multiple of 16, 64-bit, other) and the
+        pointers' alignment (include/qcheck/qcheck.h)."""
+        if getattr(self, "_compile_key", None) is None:
+            self._compile_key = _capi.text("qcheck_case_compile_key", self._handle)
+        return self._compile_key
 
     def __str__(self):
         return _capi.text("qcheck_case_describe", self._handle)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from . import _capi
 from .case import Case
+from .compile import EXPLORE_CANDIDATES, CompileSchedule
 from .domain import domain_of, fit, outside
 from .known import KnownList, classify, signatures_of
 from .verdict import run
@@ -76,7 +77,8 @@ class FuzzResult:
     entry; known_entries the Known list), phases (seconds per phase: cases
     (mutator and semantic bins), inputs (libqcheck writes the buffers),
     transfers (to the device and back), kernel (the adapter, to a
-    synchronize), verdict (libqcheck's judge))."""
+    synchronize), verdict (libqcheck's judge)), compile (qcheck.compile's
+    figures), workers and restarts (qcheck.workers))."""
 
     def __init__(self, known_entries=()):
         self.executions = 0
@@ -89,6 +91,12 @@ class FuzzResult:
         self.phases = {"cases": 0.0, "inputs": 0.0, "transfers": 0.0, "kernel": 0.0, "verdict": 0.0}
         self.stopped = ""
         self.outside_domain = 0  # generated cases the kernel's domain refused even after the repair
+        self.compile = {}  # qcheck.compile's figures: compiles, compile_seconds, warm_executions, ...
+        self.workers = 0  # processes (qcheck.workers), 0 for this one
+        self.restarts = []  # (worker, why) of each worker restarted
+        self.worker_executions = {}  # worker -> executions (all its rounds)
+        self.corpus_loaded = 0  # corpus entries taken in while running (the other workers' finds)
+        self.first_finding_seconds = None  # from the start to the first new finding
 
     @property
     def by_group(self):
@@ -105,6 +113,20 @@ class FuzzResult:
         total = sum(self.phases.values()) or 1.0
         lines.append("time: " + ", ".join(f"{k} {v / max(1, self.executions) * 1e6:.0f} us/exec "
                                           f"({100 * v / total:.0f}%)" for k, v in self.phases.items()))
+        c = self.compile
+        if c:
+            warm = c["warm_executions"] / max(1, self.executions)
+            lines.append(f"compiles: {c['compiles']} variants compiled ({c['source']}), {c['compile_seconds']:.1f} s "
+                         f"compiling ({100 * c['compile_seconds'] / max(1e-9, self.seconds * max(1, self.workers)):.0f}%"
+                         f" of the time), {100 * warm:.0f}% of executions on warm keys" +
+                         (f", exploring {100 * c['explore_share']:.0f}% of the time" if c["aware"] else
+                          " (compile-aware off)") +
+                         (f"; {c['warm_compiles']} compiled on a key taken as warm (the kernel specializes on more "
+                          "than the key: give it compile_key(case))" if c["warm_compiles"] else ""))
+        if self.workers:
+            lines.append(f"workers: {self.workers}" + (f", {len(self.restarts)} restarted: " +
+                                                      "; ".join(f"w{w} ({why})" for w, why in self.restarts)
+                                                      if self.restarts else ", none restarted"))
         if self.outside_domain:
             lines.append(f"{self.outside_domain} generated cases outside the kernel's domain (not run)")
         if self.stopped:
@@ -119,7 +141,9 @@ class FuzzResult:
         if not self.findings:
             lines.append("no new findings" if self.known else "no findings")
         else:
-            lines.append(f"FINDINGS: {len(self.findings)} cases in {len(self.groups)} groups (where the outputs differ)")
+            first = self.first_finding_seconds
+            lines.append(f"FINDINGS: {len(self.findings)} cases in {len(self.groups)} groups (where the outputs "
+                         "differ)" + (f", the first after {first:.1f} s" if first is not None else ""))
             for key, group in sorted(self.groups.items()):
                 lines.append(f"  {group.count} x [{key}]  first: {group.first.path}")
                 lines.append("      classes: " + ", ".join(f"{s} ({n})" for s, n in sorted(group.classes.items())))
@@ -132,9 +156,41 @@ def _target_name(kernel):
     return f"{module}:{name}" if module and name else "MODULE:FUNCTION"
 
 
+def _generated(pool, rng, key, n, case_size):
+    """A case of the plain loop: a fresh seed case every 16th execution (and
+    while the pool is empty), a cross-over of two kept cases every 8th, else
+    a mutation of a kept one."""
+    if not pool or n % 16 == 0:
+        return Case.from_seed(key, case_size)
+    if len(pool) > 1 and n % 8 == 1:
+        return rng.choice(pool).cross_over(rng.choice(pool), key, case_size)
+    return rng.choice(pool).mutate(key, case_size)
+
+
+def _default_workers(kernel, device, executions):
+    if executions is not None or device is None or not str(device).startswith("cuda"):
+        return 1
+    from .workers import default_workers, target_spec
+    try:
+        target_spec(kernel)
+    except ValueError as e:
+        print(f"qcheck.fuzz: one process ({e})", file=sys.stderr)
+        return 1
+    return default_workers()
+
+
+def _inside(kernel, domain, case):
+    """The case repaired into the kernel's domain, or None where it stays outside."""
+    if domain is not None:
+        case = fit(kernel, case)
+        if not case.is_valid():
+            return None
+    return None if outside(kernel, case) is not None else case
+
+
 def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=None, device=None,
          findings="qcheck-findings", max_findings=50, progress=True, executions=None, graph=False, known=None,
-         poison_allocator=True):
+         poison_allocator=True, compile_aware=True, explore_share=0.2, workers=None, _worker=None):
     """Fuzzes `kernel(tensors)` (the adapter contract of python/README.md)
     for `minutes` (or `executions` cases). Returns a FuzzResult. A kernel
     with a domain (qcheck.Domain: @qcheck.kernel, a qcheck.Plugin) gets
@@ -144,80 +200,140 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     (or a known-bugs file): findings they cover are counted apart and do not
     stop the run (qcheck.known). poison_allocator=False skips the
     poisoning of torch's cached memory before each CUDA run
-    (qcheck.allocator): for a kernel that allocates no output of its own."""
+    (qcheck.allocator): for a kernel that allocates no output of its own.
+
+    compile_aware (qcheck.compile): most executions mutate cases whose
+    compile key the kernel has compiled already; explore_share of the time
+    goes to new keys. workers=N runs N processes (qcheck.workers) sharing the
+    corpus and the findings, under an MPS daemon of qcheck's own on a GPU;
+    the kernel must then be importable by name (MODULE:FUNCTION, a script's
+    PATH:FUNCTION, or a qcheck.Plugin). Left out (None): one per core but one
+    for a timed run on a CUDA device with such a kernel, else one (a run of
+    a given number of `executions` stays in this process)."""
+    if workers is None and _worker is None:
+        workers = _default_workers(kernel, device, executions)
+    if workers is not None and workers > 1 and _worker is None:
+        from .workers import fuzz_with_workers
+        return fuzz_with_workers(kernel, workers, minutes=minutes, profile=profile, case_size=case_size, seed=seed,
+                                 corpus=corpus, device=device, findings=findings, max_findings=max_findings,
+                                 progress=progress, executions=executions, graph=graph, known=known,
+                                 poison_allocator=poison_allocator, compile_aware=compile_aware,
+                                 explore_share=explore_share)
     profile = profile or getattr(kernel, "profile", None)
     domain = domain_of(kernel)
     known_list = known if isinstance(known, KnownList) or known is None else KnownList(known)
     rng = random.Random(seed)
     result = FuzzResult(known_list.entries if known_list else ())
+    schedule = CompileSchedule(kernel, explore_share, compile_aware)
     findings_dir = Path(findings)
     corpus_dir = Path(corpus) if corpus else None
     pool = []
+    seen_corpus = set()
     limit_cases, last_limit = 0, -1
-    if corpus_dir and corpus_dir.is_dir():
+    target = _target_name(kernel)
+    start = time.monotonic()
+    last_print = last_reload = start
+    deadline = start + minutes * 60
+
+    def load_corpus():
+        """The corpus folder's cases not seen yet; the number taken in."""
+        if not (corpus_dir and corpus_dir.is_dir()):
+            return 0
+        taken = 0
         for path in sorted(corpus_dir.iterdir()):
+            if path.name in seen_corpus or path.suffix != ".json":
+                continue
+            seen_corpus.add(path.name)
             try:
                 c = Case.load(path)
                 c.validate()
                 pool.append(c)
-            except _capi.QcheckError:
+                taken += 1
+            except (OSError, _capi.QcheckError):
                 pass
-    target = _target_name(kernel)
-    start = time.monotonic()
-    last_print = start
-    deadline = start + minutes * 60
-    while (executions is None and time.monotonic() < deadline) or (executions is not None and
-                                                                    result.executions < executions):
-        n = result.executions
-        key = rng.getrandbits(64)
-        t_case = time.monotonic()
-        # case_size "limit": now and then a case at the hardware's limits (never pooled).
-        limit = Case.limit_case(key, n, limit_cases, case_size) if n != last_limit else None
-        if limit is not None:
-            case, last_limit, limit_cases = limit, n, limit_cases + 1
-        elif not pool or n % 16 == 0:
-            case = Case.from_seed(key, case_size)
-        elif len(pool) > 1 and n % 8 == 1:
-            case = rng.choice(pool).cross_over(rng.choice(pool), key, case_size)
-        else:
-            case = rng.choice(pool).mutate(key, case_size)
-        if domain is not None:
-            case = fit(kernel, case)
-        # Outside even after the repair (rules that contradict, an invalid
-        # repair, or a plugin's supports callback): counted, not run.
-        if (domain is not None and not case.is_valid()) or outside(kernel, case) is not None:
-            result.outside_domain += 1
+        return taken
+
+    load_corpus()
+    try:
+        while (executions is None and time.monotonic() < deadline) or (executions is not None and
+                                                                        result.executions < executions):
+            if _worker is not None and _worker.should_stop():
+                result.stopped = "stopped by the parent"
+                break
+            n = result.executions
+            key = rng.getrandbits(64)
+            t_case = time.monotonic()
+            # case_size "limit": now and then a case at the hardware's limits (never pooled).
+            limit = Case.limit_case(key, n, limit_cases, case_size) if n != last_limit else None
+            if limit is not None:
+                case, last_limit, limit_cases = limit, n, limit_cases + 1
+                case = _inside(kernel, domain, case)
+            elif schedule.explore_now(t_case - start):
+                # Explore: of a few generated cases, one on a key not yet
+                # compiled here, the one that adds most semantic bins.
+                case, best = None, None
+                for i in range(EXPLORE_CANDIDATES if schedule.aware else 1):
+                    c = _inside(kernel, domain, _generated(pool, rng, rng.getrandbits(64) if i else key, n + i,
+                                                             case_size))
+                    if c is None:
+                        continue
+                    score = (schedule.key_of(c) not in schedule.warm, len(case_bins(c, profile) - result.bins))
+                    if best is None or score > best:
+                        case, best = c, score
+            else:
+                parent = schedule.warm_parent(rng)
+                case = _inside(kernel, domain, parent.mutate_warm(key, case_size))
+            # Outside even after the repair (rules that contradict, an invalid
+            # repair, or a plugin's supports callback): counted, not run.
+            if case is None:
+                result.outside_domain += 1
+                result.phases["cases"] += time.monotonic() - t_case
+                continue
+            reached = case_bins(case, profile)
+            compile_key = schedule.key_of(case)
             result.phases["cases"] += time.monotonic() - t_case
-            continue
-        reached = case_bins(case, profile)
-        result.phases["cases"] += time.monotonic() - t_case
-        # The library refusing a case it made itself raises (a bug of
-        # qcheck's, not a finding); a kernel's exception is a verdict of exit 3.
-        verdict = run(case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases,
-                      poison_allocator=poison_allocator)
-        result.executions += 1
-        new = reached - result.bins
-        result.bins |= reached
-        if new and limit is None:
-            pool.append(case)
-            if corpus_dir:
-                corpus_dir.mkdir(parents=True, exist_ok=True)
-                case.save(corpus_dir / f"{case.digest}.json")
-        if not verdict.passed:
-            _record(result, case, verdict, known_list, findings_dir, target, profile, device,
-                    getattr(kernel, "domain_file", None))
-            if verdict.exit_code == 3 and "CUDA" in verdict.json.get("reason", ""):
-                result.stopped = "a CUDA error: the process's CUDA context is dead (the case is saved)"
-                break
-            if len(result.findings) >= max_findings:
-                result.stopped = f"{max_findings} findings"
-                break
-        now = time.monotonic()
-        if progress and now - last_print >= 10:
-            print(f"[{now - start:6.0f}s] {result.executions} execs, {result.executions / (now - start):.0f}/s, "
-                  f"{len(result.bins)} bins, {len(result.findings)} findings", file=sys.stderr)
-            last_print = now
+            if _worker is not None:
+                _worker.running(case)
+            # The library refusing a case it made itself raises (a bug of
+            # qcheck's, not a finding); a kernel's exception is a verdict of exit 3.
+            kernel_before, count_before, t_run = result.phases["kernel"], schedule.before(), time.monotonic()
+            verdict = run(case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases,
+                          poison_allocator=poison_allocator)
+            result.executions += 1
+            schedule.record(case, compile_key, count_before, result.phases["kernel"] - kernel_before,
+                            time.monotonic() - t_case)
+            new = reached - result.bins
+            result.bins |= reached
+            if new and limit is None:
+                pool.append(case)
+                if corpus_dir:
+                    corpus_dir.mkdir(parents=True, exist_ok=True)
+                    seen_corpus.add(f"{case.digest}.json")
+                    case.save(corpus_dir / f"{case.digest}.json")
+            if not verdict.passed:
+                _record(result, case, verdict, known_list, findings_dir, target, profile, device,
+                        getattr(kernel, "domain_file", None))
+                if result.findings and result.first_finding_seconds is None:
+                    result.first_finding_seconds = time.monotonic() - start
+                if verdict.exit_code == 3 and "CUDA" in verdict.json.get("reason", ""):
+                    result.stopped = "a CUDA error: the process's CUDA context is dead (the case is saved)"
+                    break
+                if len(result.findings) >= max_findings:
+                    result.stopped = f"{max_findings} findings"
+                    break
+            now = time.monotonic()
+            if _worker is not None and now - last_reload >= 1:  # the other workers' new corpus entries
+                result.corpus_loaded += load_corpus()
+                _worker.report(result, now - start)
+                last_reload = now
+            if progress and now - last_print >= 10:
+                print(f"[{now - start:6.0f}s] {result.executions} execs, {result.executions / (now - start):.0f}/s, "
+                      f"{len(result.bins)} bins, {len(result.findings)} findings", file=sys.stderr)
+                last_print = now
+    finally:
+        schedule.close()
     result.seconds = time.monotonic() - start
+    result.compile = schedule.figures()
     if progress:
         print(result.summary(), file=sys.stderr)
     return result

@@ -1,6 +1,10 @@
 """Adapters for the fuzz, replay and plugin tests (numpy "kernels" that
 write the oracle's outputs, and planted bugs on top of that)."""
 
+import os
+import signal
+import time
+
 import numpy as np
 
 import qcheck
@@ -74,3 +78,28 @@ def _flip_last_bit(array, index):
         return
     bits = array.view(np.uint32) if array.dtype == np.float32 else array
     bits[index] ^= 1
+
+
+COMPILE_SECONDS = 0.03
+_compiled = set()
+
+
+def compiles_per_key(tensors):
+    """A JIT kernel's twin (no Triton, no hook): its first call on each
+    compile key (Triton's default specialization, Case.compile_key) sleeps
+    COMPILE_SECONDS, the "compile"; then it writes the oracle's outputs."""
+    key = tensors.case.compile_key
+    if key not in _compiled:
+        _compiled.add(key)
+        time.sleep(COMPILE_SECONDS)
+    correct(tensors)
+
+
+def dies_once(tensors):
+    """A worker's crash: the first call anywhere (the file QCHECK_TEST_DIE_ONCE
+    names does not exist yet) ends its process with SIGKILL."""
+    marker = os.environ.get("QCHECK_TEST_DIE_ONCE")
+    if marker and not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    correct(tensors)

@@ -207,3 +207,13 @@ def test_a_kernel_that_runs_outside_the_capture_is_refused():
     assert verdict.passed, verdict.text
     refused = qcheck.run(case, on_its_own_stream, device="cuda", graph=True)
     assert refused.exit_code == 3 and "launched outside the capture stream" in refused.text, refused.text
+
+
+def test_a_plugin_fuzzes_with_workers(tmp_path):
+    plugin("bug")  # (skips where the plugins are not built)
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    bug = "plugin:" + str(PLUGIN_DIR / "libqcheck_host_plugin_bug.so")
+    done = subprocess.run([sys.executable, "-m", "qcheck", "fuzz", bug, "--workers", "2", "--executions", "200", "--findings", str(tmp_path / "f")], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "workers: 2, none restarted" in done.stderr, done.stderr
+    assert "FINDINGS: " in done.stderr and list((tmp_path / "f").glob("*.json"))

@@ -16,6 +16,7 @@
 #include "fuzz/case/tensor_plan.h"
 #include "fuzz/mutator/bin_table.h"
 #include "fuzz/mutator/case_mutator.h"
+#include "fuzz/mutator/compile_key.h"
 #include "fuzz/mutator/semantic_bins.h"
 #include "fuzz/targets/numerics_input.h"
 
@@ -201,6 +202,61 @@ TEST(CaseMutator, SameSeedSameMutation) {
     mutate_case(b, r2);
   }
   EXPECT_TRUE(a == b) << describe(a) << "\n" << describe(b);
+}
+
+// The compile key as Triton's default specialization sees the case: the
+// expected texts are written from the rule (compile_key.h), not read back.
+TEST(CompileKey, NamesWhatTritonSpecializesOn) {
+  Case c = small_case();  // T = 17, H = 3, NI = 2, D = 32, R = 8, L = 16, P = 40, all contiguous
+  const std::string key = compile_key(c);
+  EXPECT_EQ(key.rfind("bf16-packed indexer neox alias=none | positions int64 [n] (1) a16 | ", 0), 0u) << key;
+  // q_pe [T, 3, 8] contiguous: strides 24, 8, 1.
+  EXPECT_NE(key.find(" | q_pe bf16 [n,3,8] (n,n,1) a16"), std::string::npos) << key;
+  // index_q [T, 2, 32]: strides 64, 32, 1 (multiples of 16).
+  EXPECT_NE(key.find(" | index_q bf16 [n,2,32] (16,16,1) a16"), std::string::npos) << key;
+  // The caches [P, R] with P = 40 rows of 8.
+  EXPECT_NE(key.find(" | mqa_cache f32 [n,8] (n,1) a16"), std::string::npos) << key;
+
+  auto same = [&](auto edit) {
+    Case d = small_case();
+    edit(d);
+    EXPECT_EQ(validate_case(d), "");
+    return compile_key(d) == key;
+  };
+  EXPECT_TRUE(same([](Case& d) { d.num_tokens = 18; }));  // T: another "n"
+  EXPECT_TRUE(same([](Case& d) { d.cache_rows = 41; }));
+  EXPECT_TRUE(same([](Case& d) { d.values = ValueRecipe::kSpecials; }));
+  EXPECT_TRUE(same([](Case& d) { d.q_scale_bits = 0x3EBD70A4u; }));
+  EXPECT_TRUE(same([](Case& d) { d.seed = 99; }));
+  EXPECT_FALSE(same([](Case& d) { d.num_tokens = 16; }));  // T % 16 == 0
+  EXPECT_FALSE(same([](Case& d) { d.num_tokens = 1; }));
+  EXPECT_FALSE(same([](Case& d) { d.mqa_heads = 4; }));  // a constexpr in production kernels
+  EXPECT_FALSE(same([](Case& d) { d.weights_out_dtype = FloatType::kBf16; }));  // a pointer's element type
+  EXPECT_FALSE(same([](Case& d) { d.index_q_layout = Layout::kPaddedRows; d.row_padding = 1; }));  // strides 67, 33
+  EXPECT_FALSE(same([](Case& d) { d.indexer_rope = RopeStyle::kInterleaved; }));
+}
+
+TEST(CompileKey, WarmMutationsKeepTheKeyAndStillChangeTheCase) {
+  int changed = 0, total = 0;
+  std::set<int64_t> tokens;
+  for (uint64_t chain = 0; chain < 60; ++chain) {
+    Xoshiro256 rng(mix_keys({0x7761726Dull, chain}));
+    Case c = seed_case(rng, kUsualBudget);
+    const std::string key = compile_key(c);
+    for (int step = 0; step < 50; ++step) {
+      Case before = c;
+      mutate_case_warm(c, rng, kUsualBudget);
+      expect_within(c, kUsualBudget.usual);
+      ASSERT_EQ(compile_key(c), key) << describe(before) << "\n" << describe(c);
+      Case seed_only = before;
+      seed_only.seed = c.seed;
+      changed += !(seed_only == c);
+      ++total;
+      tokens.insert(c.num_tokens);
+    }
+  }
+  EXPECT_GT(changed, total / 2);  // mostly more than the seed
+  EXPECT_GT(tokens.size(), 20u);  // T moves within its class
 }
 
 TEST(NumericsInput, EncodeDecodeRoundTrip) {

@@ -1,0 +1,346 @@
+"""qcheck.fuzz in several processes: qcheck.fuzz(kernel, workers=N) and
+python -m qcheck fuzz TARGET --workers N.
+
+Each worker is `python -m qcheck fuzz TARGET` with a worker folder: the same
+loop as one process (qcheck.fuzz), its own seed, one corpus folder and one
+findings folder shared by all (a worker reads the others' new corpus entries
+every second, as libFuzzer's -reload does), and one kernel cache (Triton's
+TRITON_CACHE_DIR, so a variant one worker compiled is loaded, not compiled,
+by the others). On a CUDA device they share the GPU under an MPS daemon of
+the run's own (qcheck.mps, the rules the C++ campaign follows), and worker 0
+runs the limit schedule (case_size "limit": T past 65535, views past 2^32
+elements, production loads) unless the run asked for limit cases itself.
+
+The parent prints one progress line for all and, at the end, one summary:
+the workers' findings merged by group (a case two workers found is one
+file: findings are named by the case's digest). A worker that stops on a
+CUDA error (its context is dead) or dies (a signal, an exit without its
+result) is restarted with a new seed while time is left; the case it was
+running when it died is saved as a finding of its own ("worker died").
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import _capi
+from .case import Case
+from .fuzz import Finding, FuzzResult, Group, replay_command
+from .known import KnownList
+from .mps import Daemons
+
+POLL_SECONDS = 0.5
+STOP_GRACE_SECONDS = 60  # a limit case may run 30 s: time for the last one to end
+QUICK_FAILURES = 30  # a worker that dies this many times within 5 s of its start is given up
+
+
+def default_workers():
+    """One per core on a GPU host, one core left free (to the MPS server and the parent)."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+def target_spec(kernel):
+    """(TARGET, domain file or None): how a worker process names `kernel`."""
+    from .plugin import Plugin
+    if isinstance(kernel, Plugin):
+        return f"plugin:{kernel.path}", getattr(kernel, "domain_file", None)
+    inner = getattr(kernel, "_kernel", None)  # python -m qcheck's kernel with a --domain file
+    if inner is not None:
+        return target_spec(inner)[0], getattr(kernel, "domain_file", None)
+    module = getattr(kernel, "__module__", None)
+    name = getattr(kernel, "__qualname__", None) or getattr(kernel, "__name__", None)
+    if not module or not name or "<" in name:
+        raise ValueError(f"workers > 1 needs a kernel a new process can import by name: {kernel!r} is not one "
+                         "(a lambda or a nested function); define it at a module's top level")
+    if module == "__main__":
+        main = getattr(sys.modules["__main__"], "__file__", None)
+        if not main:
+            raise ValueError("workers > 1: the kernel is defined in an interactive session; put it in a file")
+        return f"{Path(main).resolve()}:{name}", getattr(kernel, "domain_file", None)
+    return f"{module}:{name}", getattr(kernel, "domain_file", None)
+
+
+def import_root(kernel):
+    """The folder a worker must have on its path to import the kernel's
+    module (pytest, for one, puts a test folder on sys.path by hand)."""
+    kernel = getattr(kernel, "_kernel", kernel)
+    module = sys.modules.get(getattr(kernel, "__module__", None) or "")
+    path = getattr(module, "__file__", None)
+    if not path or module.__name__ == "__main__":
+        return None
+    root = Path(path).resolve().parent
+    for _ in range(module.__name__.count(".")):
+        root = root.parent
+    return str(root)
+
+
+class WorkerLink:
+    """A worker's side of the worker folder: should_stop (the parent's
+    stop file), running(case) (the case in flight, for the parent's triage
+    if the process dies), report(result) (its status for the progress line)
+    and finish(result) (everything the summary needs)."""
+
+    def __init__(self, folder, index):
+        self.folder, self.index = Path(folder), index
+        self.stop_file = self.folder / "stop"
+        self.current = self.folder / f"w{index}.current.json"
+
+    def should_stop(self):
+        return self.stop_file.exists()
+
+    def running(self, case):
+        case.save(self.current)
+
+    def _write(self, name, data):
+        path = self.folder / name
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(data))
+        partial.replace(path)
+
+    def report(self, result, seconds):
+        self._write(f"w{self.index}.status.json", {"executions": result.executions, "seconds": seconds,
+                                                   "bins": sorted(result.bins), "findings": len(result.findings)})
+
+    def finish(self, result):
+        def group(g):
+            f = g.first
+            return {"count": g.count, "classes": g.classes, "first": {
+                "path": str(f.path) if f.path else None, "signature": f.signature, "signatures": f.signatures,
+                "group": f.group, "known": f.known, "text": f.text}}
+        self._write(f"w{self.index}.result.json", {
+            "executions": result.executions, "seconds": result.seconds, "bins": sorted(result.bins),
+            "phases": result.phases, "compile": result.compile, "outside_domain": result.outside_domain,
+            "stopped": result.stopped, "corpus_loaded": result.corpus_loaded,
+            "first_finding_at": (None if result.first_finding_seconds is None else
+                                 time.time() - result.seconds + result.first_finding_seconds),
+            "groups": {k: group(g) for k, g in result.groups.items()},
+            "known": {str(k): group(g) for k, g in result.known.items()},
+            "findings": [{"path": str(f.path) if f.path else None, "signature": f.signature,
+                          "signatures": f.signatures, "group": f.group, "text": f.text} for f in result.findings]})
+        if self.current.exists():
+            self.current.unlink()
+
+
+def _finding(d):
+    case = Case.load(d["path"]) if d.get("path") and Path(d["path"]).exists() else None
+    return Finding(case, d["signature"], d["signatures"], d["group"], d.get("known"), d["text"],
+                   Path(d["path"]) if d.get("path") else None)
+
+
+def _merge_groups(into, groups, key_type=str):
+    for key, g in groups.items():
+        key = key_type(key)
+        if key not in into:
+            into[key] = Group(_finding(g["first"]))
+        into[key].count += g["count"]
+        for name, n in g["classes"].items():
+            into[key].classes[name] = into[key].classes.get(name, 0) + n
+
+
+class _Worker:
+    def __init__(self, index, size):
+        self.index, self.size, self.process, self.started, self.round = index, size, None, 0.0, 0
+        self.quick_failures, self.done = 0, False
+
+
+def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=None,
+                      device=None, findings="qcheck-findings", max_findings=50, progress=True, executions=None,
+                      graph=False, known=None, poison_allocator=True, compile_aware=True, explore_share=0.2):
+    """qcheck.fuzz(..., workers=N): see the module's text. Returns one FuzzResult for all."""
+    spec, domain_file = target_spec(kernel)
+    known_path = known.path if isinstance(known, KnownList) else known
+    run_dir = Path(tempfile.mkdtemp(prefix="qcheck-workers-"))
+    corpus_dir = Path(corpus) if corpus else run_dir / "corpus"
+    corpus_dir.mkdir(parents=True, exist_ok=True)
+    findings_dir = Path(findings)
+    findings_dir.mkdir(parents=True, exist_ok=True)
+    on_cuda = device is not None and str(device).startswith("cuda")
+    gpu = None
+    if on_cuda:  # the physical index: an MPS daemon is started with CUDA_VISIBLE_DEVICES set to it
+        index = int(str(device).split(":", 1)[1]) if ":" in str(device) else 0
+        visible = [v for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v]
+        gpu = visible[index] if index < len(visible) else str(index)
+    daemons = Daemons(run_dir / "mps", [gpu] if on_cuda else [], os.environ.get("QCHECK_FUZZ_MPS", "auto"))
+    env_set, env_unset = daemons.environment(gpu) if on_cuda else ({}, [])
+    device_arg = "cuda" if env_set else device  # under our daemon, its CUDA_VISIBLE_DEVICES decides
+    env = dict(os.environ, **env_set)
+    for name in env_unset:
+        env.pop(name, None)
+    # One kernel cache for all (Triton's default folder unless the user chose one).
+    env.setdefault("TRITON_CACHE_DIR", str(Path.home() / ".triton" / "cache"))
+    env["QCHECK_LIBRARY"] = str(Path(_capi.library_path).resolve())  # the library this process loaded
+    roots = [str(Path(__file__).resolve().parent.parent), import_root(kernel), os.getcwd(), env.get("PYTHONPATH")]
+    env["PYTHONPATH"] = os.pathsep.join(r for r in roots if r)
+    sizes = [case_size] * workers
+    if on_cuda and case_size != "limit":
+        sizes[0] = "limit"
+    start, start_epoch = time.monotonic(), time.time()
+    deadline = start + minutes * 60
+    per_worker = None if executions is None else -(-executions // workers)
+    pool = [_Worker(i, sizes[i]) for i in range(workers)]
+    result = FuzzResult(KnownList(known_path).entries if known_path else ())
+    result.workers = workers
+    dead_findings = []
+
+    def command(w):
+        args = [sys.executable, "-m", "qcheck", "fuzz", spec, "--seed", str(seed + 1000 * w.round + w.index),
+                "--case-size", w.size, "--corpus", str(corpus_dir), "--findings", str(findings_dir),
+                "--max-findings", str(max_findings), "--worker-dir", str(run_dir), "--worker-index", str(w.index),
+                "--explore-share", str(explore_share), "--quiet"]
+        if per_worker is not None:
+            args += ["--executions", str(per_worker)]
+        else:
+            args += ["--minutes", f"{max(0.0, deadline - time.monotonic()) / 60:.4f}"]
+        for flag, value in (("--profile", profile), ("--device", device_arg), ("--known", known_path),
+                            ("--domain", domain_file)):
+            if value:
+                args += [flag, str(value)]
+        args += ["--graph"] * bool(graph) + ["--no-poison-allocator"] * (not poison_allocator)
+        args += ["--no-compile-aware"] * (not compile_aware)
+        return args
+
+    def launch(w):
+        w.round += 1
+        log = open(run_dir / f"w{w.index}.r{w.round}.log", "wb")
+        w.process = subprocess.Popen(command(w), env=env, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        w.started = time.monotonic()
+
+    def triage_death(w, code):
+        """The case a worker was running when it died, saved as a finding."""
+        why = f"killed by signal {-code}" if code < 0 else f"exit {code} without its result"
+        current = run_dir / f"w{w.index}.current.json"
+        if not current.exists():
+            return why
+        case = Case.load(current)
+        current.unlink()
+        path = findings_dir / f"{case.digest}.json"
+        case.save(path)
+        text = (f"RUNTIME ERROR: worker w{w.index} died ({why}) while running this case\n"
+                f"log: {run_dir / f'w{w.index}.r{w.round}.log'}\n")
+        (findings_dir / f"{case.digest}.txt").write_text(
+            text + "replay: " + replay_command(path, spec, profile, device, known_path, domain_file) + "\n")
+        if not dead_findings:
+            dead_at[0] = time.monotonic() - start
+        dead_findings.append(Finding(case, f"worker died ({why.split(' without')[0]})",
+                                     [f"worker died ({why})"], f"worker died ({why.split(' without')[0]})",
+                                     None, text, path))
+        return why
+
+    results = {}
+    dead_at = [None]
+    last_print = start
+    for w in pool:
+        launch(w)
+    if progress:
+        print(f"qcheck.fuzz: {workers} workers on {spec}" + (f"; {daemons.note}" if on_cuda else "") +
+              f"; worker folder {run_dir}", file=sys.stderr)
+    try:
+        while any(not w.done for w in pool):
+            time.sleep(POLL_SECONDS)
+            now = time.monotonic()
+            total_findings = sum(len(r["findings"]) for r in results.values()) + len(dead_findings)
+            if now >= deadline + STOP_GRACE_SECONDS or total_findings >= max_findings:
+                (run_dir / "stop").touch()
+            for w in pool:
+                if w.done or w.process.poll() is None:
+                    if not w.done and now >= deadline + STOP_GRACE_SECONDS + 10:
+                        w.process.kill()
+                    continue
+                code = w.process.returncode
+                result_file = run_dir / f"w{w.index}.result.json"
+                why = None
+                (run_dir / f"w{w.index}.status.json").unlink(missing_ok=True)
+                if result_file.exists():
+                    r = json.loads(result_file.read_text())
+                    result_file.unlink()
+                    results[(w.index, w.round)] = r
+                    if r["stopped"].startswith("a CUDA error"):
+                        why = "a CUDA error"
+                elif not (run_dir / "stop").exists():
+                    why = triage_death(w, code)
+                time_left = deadline - time.monotonic() > 2 and per_worker is None
+                if why and time_left and not (run_dir / "stop").exists():
+                    w.quick_failures = w.quick_failures + 1 if time.monotonic() - w.started < 5 else 0
+                    if w.quick_failures >= QUICK_FAILURES:
+                        result.restarts.append((w.index, f"{why}; given up after {QUICK_FAILURES} quick failures"))
+                        w.done = True
+                        continue
+                    result.restarts.append((w.index, why))
+                    launch(w)
+                else:
+                    w.done = True
+            if progress and now - last_print >= 10:
+                _progress(run_dir, workers, now - start, results.values(), len(dead_findings))
+                last_print = now
+    finally:
+        (run_dir / "stop").touch()
+        for w in pool:
+            if w.process is not None and w.process.poll() is None:
+                try:
+                    w.process.wait(timeout=STOP_GRACE_SECONDS)
+                except subprocess.TimeoutExpired:
+                    w.process.send_signal(signal.SIGKILL)
+        daemons.stop()
+    result.seconds = time.monotonic() - start
+    seen_paths = set()
+    for (index, _), r in sorted(results.items()):
+        result.executions += r["executions"]
+        result.worker_executions[index] = result.worker_executions.get(index, 0) + r["executions"]
+        result.corpus_loaded += r["corpus_loaded"]
+        if r["first_finding_at"] is not None:
+            at = r["first_finding_at"] - start_epoch
+            result.first_finding_seconds = at if result.first_finding_seconds is None else min(
+                result.first_finding_seconds, at)
+        result.bins |= set(r["bins"])
+        for k, v in r["phases"].items():
+            result.phases[k] = result.phases.get(k, 0.0) + v
+        result.outside_domain += r["outside_domain"]
+        if r["compile"]:
+            if not result.compile:
+                result.compile = dict(r["compile"])
+            else:
+                for k in ("compiles", "compile_seconds", "warm_executions", "warm_compiles", "explore_seconds"):
+                    result.compile[k] += r["compile"][k]
+        _merge_groups(result.groups, r["groups"])
+        _merge_groups(result.known, r["known"], int)
+        for f in r["findings"]:
+            if f["path"] not in seen_paths:  # one case found by two workers is one finding
+                seen_paths.add(f["path"])
+                result.findings.append(_finding(f))
+    if dead_at[0] is not None and (result.first_finding_seconds is None or dead_at[0] < result.first_finding_seconds):
+        result.first_finding_seconds = dead_at[0]
+    for f in dead_findings:
+        result.findings.append(f)
+        group = result.groups.setdefault(f.group, Group(f))
+        group.count += 1
+        group.classes[f.signature] = group.classes.get(f.signature, 0) + 1
+    if len(result.findings) >= max_findings:
+        result.stopped = f"{max_findings} findings"
+    result.worker_folder = run_dir
+    if progress:
+        print(result.summary(), file=sys.stderr)
+    return result
+
+
+def _progress(run_dir, workers, seconds, finished, dead):
+    """One line for all workers: their status files and the rounds that ended."""
+    executions, bins, found = sum(r["executions"] for r in finished), set(), dead
+    for r in finished:
+        bins |= set(r["bins"])
+        found += len(r["findings"])
+    for i in range(workers):
+        try:
+            s = json.loads((run_dir / f"w{i}.status.json").read_text())
+        except (OSError, ValueError):
+            continue
+        executions += s["executions"]
+        bins |= set(s["bins"])
+        found += s["findings"]
+    print(f"[{seconds:6.0f}s] {executions} execs, {executions / max(seconds, 1e-9):.0f}/s, {len(bins)} bins, "
+          f"{found} findings ({workers} workers)", file=sys.stderr)
