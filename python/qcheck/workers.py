@@ -21,6 +21,7 @@ running when it died is saved as a finding of its own ("worker died").
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -238,8 +239,8 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
     for w in pool:
         launch(w)
     if progress:
-        print(f"qcheck.fuzz: {workers} workers on {spec}" + (f"; {daemons.note}" if on_cuda else "") +
-              f"; worker folder {run_dir}", file=sys.stderr)
+        print(f"qcheck.fuzz: {workers} workers on {spec}" + (f"; {daemons.note}" if on_cuda else ""),
+              file=sys.stderr)
     try:
         while any(not w.done for w in pool):
             time.sleep(POLL_SECONDS)
@@ -322,7 +323,11 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
         group.classes[f.signature] = group.classes.get(f.signature, 0) + 1
     if len(result.findings) >= max_findings:
         result.stopped = f"{max_findings} findings"
-    result.worker_folder = run_dir
+    # The worker folder (statuses, logs, MPS pipes, a corpus nobody asked for)
+    # stays only where a worker died: the findings' texts name its logs.
+    result.worker_folder = run_dir if result.restarts else None
+    if not result.restarts:
+        shutil.rmtree(run_dir, ignore_errors=True)
     if progress:
         print(result.summary(), file=sys.stderr)
     return result
