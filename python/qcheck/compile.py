@@ -11,9 +11,10 @@ of ms to a second) and a plain fuzz loop spends 98 % of its time compiling
   - keys each case by what the compiler sees: the kernel's own
     `compile_key(case)` where it gives one, else Case.compile_key (the
     specialization Triton applies by default, computed in libqcheck);
-  - knows when an execution compiled: Triton's post-compile hook where
-    Triton is loaded, otherwise the kernel's time against the median of the
-    executions that did not compile;
+  - knows when an execution compiled: Triton's post-compile hook once it
+    has fired in the run (Triton is loaded and the kernel compiles through
+    it), otherwise the kernel's time against the median of the executions
+    that did not compile;
   - spends a bounded share of its time (explore_share, default 20 %) on
     cases with keys not yet compiled in this process, chosen among a few
     candidates by the semantic bins they would add, and the rest on warm
@@ -115,7 +116,9 @@ class CompileSchedule:
         return self.watch.count
 
     def compiled(self, count_before, kernel_seconds):
-        if count_before is not None:
+        # The hook decides once it has fired in this run: Triton may be loaded
+        # (by another test, a library) while the kernel compiles otherwise.
+        if count_before is not None and self.watch.count > 0:
             return self.watch.count > count_before
         if len(self.kernel_times) < 3:
             return kernel_seconds > COMPILE_FLOOR_SECONDS
@@ -153,7 +156,8 @@ class CompileSchedule:
     def figures(self):
         return {"compiles": self.compiles, "compile_seconds": self.compile_seconds,
                 "warm_executions": self.warm_executions, "warm_compiles": self.warm_compiles,
-                "explore_seconds": self.explore_seconds, "source": self.watch.source or "timing",
+                "explore_seconds": self.explore_seconds,
+                "source": self.watch.source if self.watch.count else "timing",
                 "aware": self.aware, "explore_share": self.explore_share}
 
     def close(self):

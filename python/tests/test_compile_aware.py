@@ -26,10 +26,13 @@ def test_compile_aware_runs_most_cases_on_warm_keys_and_learns_compiles_from_tim
     print(aware.summary(), plain.summary(), sep="\n")
     assert not aware.findings and not plain.findings
     a, p = aware.compile, plain.compile
-    # No hook (Triton is not loaded): the kernel's time against the warm
-    # median found exactly the compiles the kernel made.
+    # No hook fired (Triton is not loaded, or loaded by another test but not
+    # compiling here): the kernel's time against the warm median found the
+    # compiles the kernel made (a loaded machine may slow a warm run past
+    # the threshold now and then).
     assert a["source"] == "timing" and p["source"] == "timing"
-    assert a["compiles"] == compiled_aware and p["compiles"] == compiled_plain
+    assert abs(a["compiles"] - compiled_aware) <= max(2, compiled_aware // 10)
+    assert abs(p["compiles"] - compiled_plain) <= max(2, compiled_plain // 10)
     # The plain loop compiles on most cases and spends most of its time
     # compiling; the compile-aware one runs most cases on keys it has
     # compiled, exploring new keys for about explore_share (20 %) of its time.
@@ -84,3 +87,13 @@ def test_warm_mutations_keep_the_compile_key():
         assert child.compile_key == case.compile_key
         changed += child.fields != dict(case.fields, seed=child["seed"])
     assert changed > 20
+
+
+def test_timing_decides_where_triton_is_loaded_but_the_kernel_does_not_compile_through_it(tmp_path, monkeypatch):
+    runtime = types.SimpleNamespace(jit_post_compile_hook=None)
+    monkeypatch.setitem(sys.modules, "triton", types.SimpleNamespace(knobs=types.SimpleNamespace(runtime=runtime)))
+    result = fuzz_fake(tmp_path, True, seconds=1.5)
+    compiled = len(adapters._compiled)
+    assert result.compile["source"] == "timing" and compiled > 0
+    assert abs(result.compile["compiles"] - compiled) <= max(2, compiled // 10)
+    assert runtime.jit_post_compile_hook is None  # restored
