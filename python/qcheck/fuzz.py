@@ -76,7 +76,8 @@ class FuzzResult:
     differ), known (entry index -> Group of the findings under that known
     entry; known_entries the Known list), phases (seconds per phase: cases
     (mutator and semantic bins), inputs (libqcheck writes the buffers),
-    transfers (to the device and back), kernel (the adapter, to a
+    transfers (to the device and back), allocator (the poisoning of torch's
+    cached memory before each CUDA run), kernel (the adapter, to a
     synchronize), verdict (libqcheck's judge)), compile (qcheck.compile's
     figures), workers and restarts (qcheck.workers))."""
 
@@ -88,7 +89,8 @@ class FuzzResult:
         self.groups = {}
         self.known = {}
         self.known_entries = list(known_entries)
-        self.phases = {"cases": 0.0, "inputs": 0.0, "transfers": 0.0, "kernel": 0.0, "verdict": 0.0}
+        self.phases = {"cases": 0.0, "inputs": 0.0, "transfers": 0.0, "allocator": 0.0, "kernel": 0.0,
+                       "verdict": 0.0}
         self.stopped = ""
         self.outside_domain = 0  # generated cases the kernel's domain refused even after the repair
         self.compile = {}  # qcheck.compile's figures: compiles, compile_seconds, warm_executions, ...
@@ -296,7 +298,7 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                 _worker.running(case)
             # The library refusing a case it made itself raises (a bug of
             # qcheck's, not a finding); a kernel's exception is a verdict of exit 3.
-            kernel_before, count_before, t_run = result.phases["kernel"], schedule.before(), time.monotonic()
+            kernel_before, count_before = result.phases["kernel"], schedule.before()
             verdict = run(case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases,
                           poison_allocator=poison_allocator)
             result.executions += 1

@@ -164,7 +164,7 @@ def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allo
     on poison 1, and with graph=True once more on poison 0, captured in a
     torch.cuda.CUDAGraph and replayed (the kernel must be capturable: no
     synchronization or host copy inside). phases["kernel"] gets the seconds
-    of the eager runs. On a CUDA device, poison_allocator fills what torch's
+    of the eager runs, phases["allocator"] those of the poisoning. On a CUDA device, poison_allocator fills what torch's
     caching allocator hands out next with the run's poison first
     (qcheck.allocator), so outputs a wrapper allocates itself start
     poisoned; each run's .notes say what that could not reach."""
@@ -174,7 +174,10 @@ def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allo
         watch = None
         if poison_allocator and _on_cuda(device):
             from .allocator import poison_allocator as poison_pool
+            start = time.monotonic()
             watch = poison_pool(device, poison, 2 * tensors.block.numel())
+            if phases is not None:
+                phases["allocator"] = phases.get("allocator", 0.0) + time.monotonic() - start
         start = time.monotonic()
         kernel(tensors)
         _synchronize(device)

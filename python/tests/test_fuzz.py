@@ -20,7 +20,8 @@ def test_a_correct_kernel_gives_no_finding_and_keeps_cases_that_reach_new_bins(t
     kept = list((tmp_path / "corpus").iterdir())
     assert 10 < len(kept) < 150  # only cases that reached a new bin
     assert len(result.bins) > 40
-    assert result.exec_per_second > 0 and set(result.phases) == {"cases", "inputs", "transfers", "kernel", "verdict"}
+    assert result.exec_per_second > 0 and set(result.phases) == {"cases", "inputs", "transfers", "allocator",
+                                                                    "kernel", "verdict"}
     again = qcheck.fuzz(correct, executions=20, corpus=tmp_path / "corpus", findings=tmp_path / "f2", progress=False)
     assert not again.findings
 
