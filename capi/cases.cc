@@ -30,6 +30,8 @@ extern "C" {
 
 uint32_t qcheck_api_version(void) { return QCHECK_API_VERSION; }
 
+const char* qcheck_version(void) { return QCHECK_VERSION; }
+
 qcheck_status qcheck_case_decode(const uint8_t* bytes, size_t size, qcheck_case** out, char* message,
                                  size_t message_size) {
   return guarded(message, message_size, [&](std::string& why) {

@@ -37,6 +37,8 @@ typedef enum {
 
 /* QCHECK_API_VERSION of the library (a caller checks it against its header's). */
 uint32_t qcheck_api_version(void);
+/* The project's version ("0.4.0"), as the tools' --version print it. */
+const char* qcheck_version(void);
 
 /* --- cases ------------------------------------------------------------------ */
 

@@ -10,6 +10,7 @@ to compile; numpy always, torch where it is installed.
 """
 
 from ._capi import API_VERSION, QcheckError, library_path
+from ._capi import VERSION as __version__
 from .case import Case
 from .domain import Domain, kernel
 from .known import Known
@@ -33,6 +34,6 @@ def profiles():
     return _capi.text("qcheck_profile_names").split(",")
 
 
-__all__ = ["API_VERSION", "Against", "Case", "Domain", "FuzzResult", "Known", "Minimized", "Plugin", "QcheckError", "Tensors",
+__all__ = ["__version__", "API_VERSION", "Against", "Case", "Domain", "FuzzResult", "Known", "Minimized", "Plugin", "QcheckError", "Tensors",
            "Verdict", "against", "assert_passes", "check", "expected", "fuzz", "kernel", "library_path", "minimize",
            "profiles", "run"]

@@ -130,6 +130,9 @@ for _name, _args in _signatures.items():
     _fn = getattr(_lib, _name)
     _fn.argtypes = _args
     _fn.restype = ctypes.c_int
+_lib.qcheck_version.argtypes = []
+_lib.qcheck_version.restype = ctypes.c_char_p
+VERSION = _lib.qcheck_version().decode()
 for _name in ("qcheck_case_free", "qcheck_verdict_free", "qcheck_minimized_free", "qcheck_domain_free",
               "qcheck_known_free"):
     getattr(_lib, _name).argtypes = [_P]

@@ -71,3 +71,10 @@ def test_limit_cases_come_only_when_due_and_only_under_limit():
     assert load["num_tokens"] >= 512 and load["index_dim"] == 128
     with pytest.raises(qcheck.QcheckError):
         qcheck.Case.limit_case(1, 64, 0, "huge")
+
+
+def test_the_version_is_the_projects():
+    import re
+    from pathlib import Path
+    cmake = (Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
+    assert qcheck.__version__ == re.search(r"project\(qcheck VERSION ([0-9.]+)", cmake)[1]

@@ -20,6 +20,7 @@
 
 #include "kernels/fused_q_launch.h"
 #include "tools/bench/bench_launch.h"
+#include "tools/common/cli.h"
 
 namespace qcheck::bench {
 namespace {
@@ -226,7 +227,10 @@ void print_configs(const BenchShape& shape, BenchPath path, const std::vector<in
 }  // namespace
 }  // namespace qcheck::bench
 
+constexpr const char* kUsage = "usage: qcheck-bench [--quick] [--model glm5|dsv32|all] [--tokens T,T,...] [--configs]\n";
+
 int main(int argc, char** argv) {
+  if (const int done = qcheck::cli::help_or_version(argc, argv, "qcheck-bench", kUsage); done >= 0) return done;
   using namespace qcheck::bench;
   using qcheck::cuda::KernelDesign;
   bool quick = false;
@@ -252,8 +256,7 @@ int main(int argc, char** argv) {
         p = *end == ',' ? end + 1 : end;
       }
     } else {
-      std::fprintf(stderr, "usage: qcheck-bench [--quick] [--model glm5|dsv32|all] [--tokens T,T,...] [--configs]\n");
-      return 2;
+      return qcheck::cli::unknown_option("qcheck-bench", argv[i], kUsage);
     }
   }
   int devices = 0;

@@ -24,6 +24,7 @@
 #include "reference/profile.h"
 #include "reference/row_ops.h"
 #include "reference/simd_rows.h"
+#include "tools/common/cli.h"
 
 namespace qcheck::bench {
 namespace {
@@ -52,7 +53,12 @@ int64_t parse_count(const char* flag, const char* text, int64_t lo, int64_t hi) 
   return value;
 }
 
+constexpr const char* kUsage = "usage: qcheck-bench-oracle [--tokens N] [--scalar-tokens N] [--runs N] [--no-sweeps]\n";
+
 Options parse(int argc, char** argv) {
+  if (const int done = qcheck::cli::help_or_version(argc, argv, "qcheck-bench-oracle", kUsage); done >= 0) {
+    std::exit(done);
+  }
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -66,8 +72,7 @@ Options parse(int argc, char** argv) {
     } else if (flag == "--no-sweeps") {
       o.sweeps = false;
     } else {
-      usage_error("unknown argument '" + flag +
-                  "'; usage: qcheck-bench-oracle [--tokens N] [--scalar-tokens N] [--runs N] [--no-sweeps]");
+      std::exit(qcheck::cli::unknown_option("qcheck-bench-oracle", flag, kUsage));
     }
   }
   if (o.scalar_tokens > o.tokens) usage_error("--scalar-tokens must not exceed --tokens");

@@ -23,6 +23,7 @@
 #include "fuzz/case/case_binary.h"
 #include "fuzz/case/case_file.h"
 #include "tools/corpus_gen/seed_grid.h"
+#include "tools/common/cli.h"
 
 namespace fs = std::filesystem;
 
@@ -96,9 +97,14 @@ int write_inputs(const fs::path& dir, const std::vector<qcheck::corpus::NamedByt
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: qcheck-corpus-gen OUTDIR   (writes fused_q/, examples/, numerics/, case_decode/)\n";
+
 int main(int argc, char** argv) {
-  if (argc != 2 || argv[1][0] == '-') {
-    std::fprintf(stderr, "usage: qcheck-corpus-gen OUTDIR   (writes fused_q/, examples/, numerics/, case_decode/)\n");
+  if (const int done = qcheck::cli::help_or_version(argc, argv, "qcheck-corpus-gen", kUsage); done >= 0) return done;
+  if (argc == 2 && argv[1][0] == '-') return qcheck::cli::unknown_option("qcheck-corpus-gen", argv[1], kUsage);
+  if (argc != 2) {
+    std::fputs(kUsage, stderr);
     return 2;
   }
   const fs::path out = argv[1];

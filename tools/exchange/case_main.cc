@@ -16,13 +16,16 @@
 #include "fuzz/case/case_file.h"
 #include "fuzz/exchange/exchange.h"
 #include "fuzz/verdict/verdict.h"
+#include "tools/common/cli.h"
 
 namespace {
 
+constexpr const char* kUsage =
+    "usage: qcheck-case export CASE DIR | qcheck-case expected CASE DIR [--profile P] | "
+    "qcheck-case run DIR --backend B\n";
+
 int usage() {
-  std::fprintf(stderr,
-               "usage: qcheck-case export CASE DIR | qcheck-case expected CASE DIR [--profile P] | "
-               "qcheck-case run DIR --backend B\n");
+  std::fputs(kUsage, stderr);
   return 2;
 }
 
@@ -55,6 +58,13 @@ int run_on_files(const std::string& dir, const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int done = qcheck::cli::help_or_version(argc, argv, "qcheck-case", kUsage); done >= 0) return done;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) == 0 && arg != "--profile" && arg != "--backend") {
+      return qcheck::cli::unknown_option("qcheck-case", arg, kUsage);
+    }
+  }
   if (argc == 5 && std::string(argv[1]) == "run" && std::string(argv[3]) == "--backend") {
     return run_on_files(argv[2], argv[4]);
   }

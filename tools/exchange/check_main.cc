@@ -18,18 +18,22 @@
 #include "fuzz/exchange/exchange.h"
 #include "fuzz/verdict/judge.h"
 #include "fuzz/verdict/verdict.h"
+#include "tools/common/cli.h"
 
 namespace {
 
+constexpr const char* kUsage = "usage: qcheck-check DIR [--profile P|auto] [--domain FILE] [--json] [--max-listed N]\n";
+
 int usage() {
-  std::fprintf(stderr, "usage: qcheck-check DIR [--profile P|auto] [--domain FILE] [--json] [--max-listed N]\n");
+  std::fputs(kUsage, stderr);
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage();
+  if (const int done = qcheck::cli::help_or_version(argc, argv, "qcheck-check", kUsage); done >= 0) return done;
+  if (argc < 2 || argv[1][0] == '-') return argc < 2 ? usage() : qcheck::cli::unknown_option("qcheck-check", argv[1], kUsage);
   const std::string dir = argv[1];
   std::string profile, domain_file;
   bool json = false;
@@ -45,7 +49,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--json") {
       json = true;
     } else {
-      return usage();
+      return qcheck::cli::unknown_option("qcheck-check", arg, kUsage);
     }
   }
   qcheck::Case c;

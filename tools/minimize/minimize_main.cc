@@ -41,6 +41,7 @@
 #include "fuzz/minimize/minimize_report.h"
 #include "fuzz/verdict/repeat.h"
 #include "fuzz/verdict/verdict.h"
+#include "tools/common/cli.h"
 
 extern char** environ;
 
@@ -176,10 +177,7 @@ int parse(int argc, char** argv, Settings* s) {
                              arg == "--out" || arg == "--corpus" || arg == "--observe" || arg == "--timeout";
     const char* v = takes_value ? value() : nullptr;
     if (takes_value && v == nullptr) return refuse(arg + " needs a value");
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (arg == "--backend") {
+    if (arg == "--backend") {
       s->backend_name = v;
     } else if (arg == "--profile") {
       s->verdict.profile = v;
@@ -211,7 +209,7 @@ int parse(int argc, char** argv, Settings* s) {
     } else if (arg == "--no-explain") {
       s->explain = false;
     } else if (!arg.empty() && arg[0] == '-') {
-      return refuse("unknown option " + arg + "\n" + kUsage);
+      return qcheck::cli::unknown_option("qcheck-minimize", arg, kUsage);
     } else if (s->case_path.empty()) {
       s->case_path = arg;
     } else {
@@ -226,6 +224,7 @@ int parse(int argc, char** argv, Settings* s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int done = qcheck::cli::help_or_version(argc, argv, "qcheck-minimize", kUsage); done >= 0) return done;
   Settings s;
   if (const int bad = parse(argc, argv, &s)) return bad;
   std::string why;

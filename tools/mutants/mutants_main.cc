@@ -42,6 +42,7 @@
 #include "fuzz/case/tensor_plan.h"
 #include "fuzz/minimize/minimize.h"
 #include "tools/mutants/mutants.h"
+#include "tools/common/cli.h"
 
 namespace {
 
@@ -169,7 +170,15 @@ bool write(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: qcheck-mutants [--backends NAME,...] [--seeds 1,2,3] [--max-executions N] [--max-seconds S]\n"
+    "                      [--case-size tiny|usual|default|limit] [--minimize-seconds S] [--minimize-seeds N]\n"
+    "                      [--no-baseline] [--token-limit-case] [--clean NAME,...] [--clean-executions N]\n"
+    "                      [--out DIR] [--max-find-seconds S] [--max-median-seconds S]\n"
+    "       qcheck-mutants --equivalence-witnesses\n";
+
 int main(int argc, char** argv) {
+  if (const int done = qcheck::cli::help_or_version(argc, argv, "qcheck-mutants", kUsage); done >= 0) return done;
   Settings s;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -186,7 +195,7 @@ int main(int argc, char** argv) {
       s.token_limit_case = true;
       continue;
     }
-    if (!takes_value) return refuse("unknown option " + arg + " (see the comment at the top of mutants_main.cc)");
+    if (!takes_value) return qcheck::cli::unknown_option("qcheck-mutants", arg, kUsage);
     if (i + 1 >= argc) return refuse(arg + " needs a value");
     const char* v = argv[++i];
     if (arg == "--backends") s.backends = split(v);

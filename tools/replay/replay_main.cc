@@ -40,6 +40,7 @@
 #include "fuzz/verdict/known.h"
 #include "fuzz/verdict/repeat.h"
 #include "fuzz/verdict/verdict.h"
+#include "tools/common/cli.h"
 
 namespace {
 
@@ -137,16 +138,14 @@ int replay_file(const std::string& path, const Settings& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int done = qcheck::cli::help_or_version(argc, argv, "qcheck-replay", kUsage); done >= 0) return done;
   std::vector<std::string> paths;
   std::string backend_name = "cpu-simd", against_name;
   Settings s;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto next_value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (arg == "--list-backends") {
+    if (arg == "--list-backends") {
       return list_backends();
     } else if (arg == "--json") {
       s.json = true;
@@ -185,7 +184,7 @@ int main(int argc, char** argv) {
         if (s.repeat < 0) return 2;
       }
     } else if (!arg.empty() && arg[0] == '-') {
-      return refuse("unknown option " + arg + "\n" + kUsage);
+      return qcheck::cli::unknown_option("qcheck-replay", arg, kUsage);
     } else {
       paths.push_back(arg);
     }
