@@ -1,16 +1,27 @@
 """A pytest plugin: a kernel repository adds one test file,
 
-    pytest_plugins = ["qcheck.pytest_plugin"]
-
     def test_my_kernel(qcheck_case):
         qcheck.assert_passes(qcheck_case, my_adapter, device="cuda")
+
+    @pytest.mark.qcheck_cuda
+    def test_fuzz_my_kernel(qcheck_fuzz):
+        qcheck_fuzz(my_adapter, device="cuda", cases=500)   # or seconds=60
 
 and the test runs once per case: every case file of --qcheck-corpus DIR
 (default: none) and --qcheck-cases N generated cases (default 20, sizes
 --qcheck-size, seeds from --qcheck-seed). The options exist when the plugin
-is loaded before the command line is read (`-p qcheck.pytest_plugin`, or
+is loaded before the command line is read (installed, qcheck registers it
+through the pytest11 entry point; else `-p qcheck.pytest_plugin`, or
 pytest_plugins in the root conftest.py); otherwise the environment gives
-them (QCHECK_CORPUS, QCHECK_CASES, QCHECK_CASE_SIZE, QCHECK_SEED). A failure
+them (QCHECK_CORPUS, QCHECK_CASES, QCHECK_CASE_SIZE, QCHECK_SEED).
+
+The marker qcheck_cuda skips a test, with the reason, where torch is not
+installed or sees no CUDA device. The fixture qcheck_fuzz is a function:
+qcheck_fuzz(kernel, cases=N or seconds=S, device=..., **qcheck.fuzz's
+options) fuzzes the kernel in this process (findings under the test's
+tmp_path) and fails the test with the first finding's verdict and replay
+command; it returns the FuzzResult. Defaults: --qcheck-fuzz-cases (200) or
+--qcheck-fuzz-seconds (QCHECK_FUZZ_CASES, QCHECK_FUZZ_SECONDS). A failure
 prints the verdict and the command that replays the case. A kernel with a
 domain (qcheck.Domain) gets a generated case outside it repaired or
 regenerated, and a corpus file outside it skipped with the reason.
@@ -23,7 +34,7 @@ import pytest
 
 from .case import Case
 from .domain import fit, outside
-from .fuzz import replay_command
+from .fuzz import fuzz, replay_command
 from .verdict import run
 
 
@@ -33,6 +44,32 @@ def pytest_addoption(parser):
     group.addoption("--qcheck-cases", type=int, default=None, help="generated cases to test (20)")
     group.addoption("--qcheck-size", default=None, choices=["tiny", "usual", "default"])
     group.addoption("--qcheck-seed", type=int, default=None)
+    group.addoption("--qcheck-fuzz-cases", type=int, default=None, help="cases per qcheck_fuzz call (200)")
+    group.addoption("--qcheck-fuzz-seconds", type=float, default=None,
+                    help="seconds per qcheck_fuzz call (instead of a number of cases)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "qcheck_cuda: needs torch and a CUDA device; skipped with the reason "
+                                       "where there is none")
+
+
+def _cuda_missing():
+    """Why CUDA tests cannot run here, or None."""
+    try:
+        import torch
+    except ImportError:
+        return "torch is not installed"
+    if not torch.cuda.is_available():
+        return "no CUDA device is visible (torch.cuda.is_available() is False)"
+    return None
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("qcheck_cuda") is not None:
+        why = _cuda_missing()
+        if why is not None:
+            pytest.skip(f"qcheck_cuda: {why}")
 
 
 def _option(config, name, variable, default, kind=str):
@@ -69,6 +106,26 @@ def qcheck_case(request):
     case = Case.from_seed(value, size)
     case.generated = (value, size)  # assert_passes may regenerate it inside a kernel's domain
     return case
+
+
+@pytest.fixture
+def qcheck_fuzz(request, tmp_path):
+    def fuzz_kernel(kernel, cases=None, seconds=None, **options):
+        if cases is None and seconds is None:
+            seconds = _option(request.config, "--qcheck-fuzz-seconds", "QCHECK_FUZZ_SECONDS", None, float)
+            cases = None if seconds is not None else _option(request.config, "--qcheck-fuzz-cases",
+                                                             "QCHECK_FUZZ_CASES", 200, int)
+        options.setdefault("findings", tmp_path / "qcheck-findings")
+        options.setdefault("workers", 1)
+        options.setdefault("progress", False)
+        result = fuzz(kernel, executions=cases, minutes=(seconds or 0) / 60, **options)
+        if result.findings:
+            first = result.findings[0]
+            saved = first.path.with_suffix(".txt").read_text() if first.path else first.text
+            pytest.fail(f"qcheck_fuzz: {len(result.findings)} findings in {result.executions} cases "
+                        f"({len(result.groups)} groups); the first:\n{saved}\n{result.summary()}", pytrace=False)
+        return result
+    return fuzz_kernel
 
 
 def _inside(case, kernel):
