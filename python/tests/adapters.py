@@ -103,3 +103,13 @@ def dies_once(tensors):
         open(marker, "w").close()
         os.kill(os.getpid(), signal.SIGKILL)
     correct(tensors)
+
+
+def child_env(**extra):
+    """The environment of a child process (python -m qcheck, pytest) in these
+    tests: this folder on its path for the adapters, and the package from the
+    source tree unless the tests run against an installed qcheck
+    (QCHECK_TESTS_INSTALLED=1: tools/wheel/test_wheel.sh)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = [here] if os.environ.get("QCHECK_TESTS_INSTALLED") else [os.path.dirname(here), here]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(paths), **extra)

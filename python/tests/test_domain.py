@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 import qcheck
+
+import adapters
 from adapters import correct, divides_by_tail, fails_to_compile_separate, skips_tail_token
 
 HERE = Path(__file__).resolve().parent
@@ -141,7 +143,7 @@ def test_a_compiler_error_has_a_class_of_its_own(tmp_path):
 
 
 def run_cli(*args, cwd=HERE):
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    env = adapters.child_env()
     return subprocess.run([sys.executable, "-m", "qcheck", *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
@@ -195,7 +197,7 @@ def test_the_pytest_plugin_regenerates_inside_and_skips_a_corpus_file_outside(tm
         "@qcheck.kernel(domain=domain)\n"
         "def kernel(tensors):\n    assert domain.contains(tensors.case)\n    correct(tensors)\n"
         "def test_kernel(qcheck_case):\n    qcheck.assert_passes(qcheck_case, kernel)\n")
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    env = adapters.child_env()
     out = subprocess.run([sys.executable, "-m", "pytest", "-v", "-rs", "-p", "no:cacheprovider", "-p",
                           "qcheck.pytest_plugin", f"--qcheck-corpus={corpus}", "--qcheck-cases=6", str(test_file)],
                          cwd=tmp_path, env=env, capture_output=True, text=True)

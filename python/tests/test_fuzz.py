@@ -8,6 +8,7 @@ from pathlib import Path
 
 import qcheck
 
+import adapters
 from adapters import correct, raises_on_odd_heads, skips_tail_token
 
 HERE = Path(__file__).resolve().parent
@@ -48,7 +49,7 @@ def test_a_kernel_that_raises_is_a_finding(tmp_path):
 
 
 def run_cli(*args, cwd=HERE):
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    env = adapters.child_env()
     return subprocess.run([sys.executable, "-m", "qcheck", *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
@@ -84,7 +85,7 @@ def test_the_pytest_plugin_parameterizes_over_corpus_files_and_generated_cases(t
                          "pytest_plugins = ['qcheck.pytest_plugin']\n"
                          "def test_correct(qcheck_case):\n    qcheck.assert_passes(qcheck_case, correct)\n"
                          "def test_buggy(qcheck_case):\n    qcheck.assert_passes(qcheck_case, skips_tail_token)\n")
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    env = adapters.child_env()
     pytest = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", str(test_file)]
     # The options on the command line (the plugin loaded first), then from the environment.
     for extra, more_env in ((["-p", "qcheck.pytest_plugin", f"--qcheck-corpus={corpus}", "--qcheck-cases=5"], {}),
@@ -105,7 +106,7 @@ def test_the_pytest_plugin_fuzzes_with_a_fixture_and_skips_cuda_tests_without_a_
                          "def test_default(qcheck_fuzz):\n    assert qcheck_fuzz(correct).executions == 100\n"
                          "def test_buggy(qcheck_fuzz):\n    qcheck_fuzz(skips_tail_token)\n"
                          "@pytest.mark.qcheck_cuda\ndef test_on_cuda():\n    pass\n")
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE), QCHECK_FUZZ_CASES="100")
+    env = adapters.child_env(QCHECK_FUZZ_CASES="100")
     out = subprocess.run([sys.executable, "-m", "pytest", "-v", "-rs", "-p", "no:cacheprovider", "-p",
                           "qcheck.pytest_plugin", str(test_file)], cwd=tmp_path, env=env, capture_output=True,
                          text=True)

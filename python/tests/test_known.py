@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 import qcheck
+
+import adapters
 from adapters import two_bugs
 
 HERE = Path(__file__).resolve().parent
@@ -61,7 +63,7 @@ def test_the_known_file_and_the_command_line(tmp_path):
     finding = result.findings[0]
     replay = (finding.path.with_suffix(".txt")).read_text().splitlines()[-1]
     assert replay.endswith(f"--known {path}"), replay
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    env = adapters.child_env()
     cli = [sys.executable, "-m", "qcheck", "replay", str(finding.path), "adapters:two_bugs", "--known", str(path)]
     out = subprocess.run(cli, cwd=HERE, env=env, capture_output=True, text=True)
     assert out.returncode == 1 and "NEW (not a known bug): query_out/" in out.stdout, out

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import qcheck
 
+import adapters
 from adapters import races, skips_tail_token
 
 HERE = Path(__file__).resolve().parent
@@ -30,7 +31,7 @@ def test_a_planted_bug_shrinks_to_the_smallest_case_and_a_regression_test(tmp_pa
     assert "failure kept by every step: mismatch " in m.report and "verdicts (oracle calls)" in m.report
     assert "python -m qcheck replay" in (tmp_path / "min" / "replay.txt").read_text()
     # The regression test runs, and fails as long as the bug is there.
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    env = adapters.child_env()
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           str(tmp_path / "min" / "test_regression.py")], cwd=tmp_path, env=env,
                          capture_output=True, text=True)

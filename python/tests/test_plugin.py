@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 import qcheck
+
+import adapters
 from adapters import correct
 
 HERE = Path(__file__).resolve().parent
@@ -126,7 +128,7 @@ def test_a_graph_run_that_differs_is_its_own_signature():
 def test_the_command_line_takes_plugins(tmp_path):
     path = tmp_path / "case.json"
     interleaved_case(1).save(path)
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    env = adapters.child_env()
     cli = [sys.executable, "-m", "qcheck", "replay", str(path)]
     good = "plugin:" + str(PLUGIN_DIR / "libqcheck_host_plugin_correct.so")
     bug = "plugin:" + str(PLUGIN_DIR / "libqcheck_host_plugin_bug.so")
@@ -211,7 +213,7 @@ def test_a_kernel_that_runs_outside_the_capture_is_refused():
 
 def test_a_plugin_fuzzes_with_workers(tmp_path):
     plugin("bug")  # (skips where the plugins are not built)
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    env = adapters.child_env()
     bug = "plugin:" + str(PLUGIN_DIR / "libqcheck_host_plugin_bug.so")
     done = subprocess.run([sys.executable, "-m", "qcheck", "fuzz", bug, "--workers", "2", "--executions", "200", "--findings", str(tmp_path / "f")], env=env,
                           capture_output=True, text=True)

@@ -49,7 +49,7 @@ def test_a_worker_that_dies_is_restarted_and_its_case_saved(tmp_path, monkeypatc
 
 
 def test_the_command_line_runs_workers(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + str(HERE))
+    env = adapters.child_env()
     done = subprocess.run([sys.executable, "-m", "qcheck", "fuzz", "adapters:correct", "--workers", "2",
                            "--executions", "40", "--findings", str(tmp_path / "f")], cwd=tmp_path, env=env,
                           capture_output=True, text=True)

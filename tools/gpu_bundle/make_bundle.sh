@@ -23,6 +23,7 @@
 #   plugins/    include/qcheck/qcheck_plugin.h and the nvcc-only example plugin's
 #               source (the gate builds it with nvcc -I plugins/include); the
 #               built example plugins are in lib/
+#   wheel/      the pip-installable wheel (tools/wheel/make_wheel.sh)
 #   python/     the Python package (qcheck over lib/libqcheck.so): PYTHONPATH=DIR/python;
 #               python/examples/run_examples.py runs the examples there, and
 #               python/tests the package's tests (gate step 1c)
@@ -114,6 +115,8 @@ git -C "$repo" ls-files python/examples | while read -r f; do cp "$repo/$f" "$ou
 mkdir -p "$out/python/tests"
 git -C "$repo" ls-files python/tests | while read -r f; do cp "$repo/$f" "$out/python/tests/"; done
 find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
+# The wheel (tools/wheel): `pip install DIR/wheel/qcheck-*.whl` on the host.
+"$repo/tools/wheel/make_wheel.sh" "$out/wheel" >/dev/null
 cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
 # The example plugins (capi/plugins) beside the libraries, and what a user
 # needs to build one with nvcc alone.
