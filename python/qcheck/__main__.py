@@ -92,6 +92,7 @@ def main(argv=None):
                    help="share of the time spent on cases the kernel has not compiled (qcheck.compile)")
     f.add_argument("--no-compile-aware", action="store_true", help="the plain loop: every case as generated")
     f.add_argument("--quiet", action="store_true", help="no progress lines and no summary")
+    f.add_argument("--junit", help="also write the run as JUnit XML (a testcase per finding group)")
     f.add_argument("--worker-dir", help=argparse.SUPPRESS)  # a worker of qcheck.workers
     f.add_argument("--worker-index", type=int, default=0, help=argparse.SUPPRESS)
     r = sub.add_parser("replay", help="run one case file through an adapter")
@@ -125,6 +126,8 @@ def main(argv=None):
                       compile_aware=not args.no_compile_aware, explore_share=args.explore_share, _worker=link)
         if link is not None:
             link.finish(result)
+        if args.junit:
+            result.write_junit(args.junit, args.target)
         return 1 if result.findings else 0
     try:
         case = Case.load(args.case)

@@ -100,6 +100,13 @@ class FuzzResult:
         self.corpus_loaded = 0  # corpus entries taken in while running (the other workers' finds)
         self.first_finding_seconds = None  # from the start to the first new finding
 
+    def write_junit(self, path, target="kernel"):
+        """The run as JUnit XML (qcheck.junit): a failing testcase per finding
+        group with the first finding's verdict and replay command, a skipped
+        one per known entry, a passing "no new findings" when there are none."""
+        from .junit import write_fuzz
+        write_fuzz(path, self, target)
+
     @property
     def by_group(self):
         """group -> number of new findings in it."""

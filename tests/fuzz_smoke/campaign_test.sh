@@ -119,6 +119,18 @@ case "$mode" in
     [ -z "$unminimized" ] || fail "finding groups without a minimized case: $unminimized"
     grep -A3 "\\[$fault | " "$work/out" | grep -q '^    minimized: T=7 ' || fail "the fault is not minimized to T = 7"
     grep -A3 "\\[$bug | " "$work/out" | grep -qE '^    minimized: T=[0-9]+ H=1 ' || fail "the bug is not minimized to one head"
+    # The same groups as JUnit testcases, each with its replay command and minimized case.
+    junit=$work/run/junit.xml
+    [ -f "$junit" ] || fail "no $junit"
+    junit_failures=$(python3 -c 'import sys, xml.etree.ElementTree as E
+print(E.parse(sys.argv[1]).getroot().find("testsuite").get("failures"))' "$junit")
+    [ "$junit_failures" = "$groups" ] || fail "junit.xml has $junit_failures failing testcases for $groups groups"
+    [ "$(grep -c 'replay: ' "$junit")" -ge "$groups" ] && [ "$(grep -c 'minimized: T=' "$junit")" -ge "$groups" ] ||
+      fail "junit.xml lacks a replay command or a minimized case for some group"
+    for schema in "$(dirname "$campaign")/python/tests/junit.xsd" "$(dirname "$campaign")/../../python/tests/junit.xsd"; do
+      [ -f "$schema" ] && command -v xmllint >/dev/null || continue
+      xmllint --noout --schema "$schema" "$junit" 2>"$work/xmllint.log" || fail "junit.xml: $(cat "$work/xmllint.log")"
+    done
     # Workers ended by an other worker's fault: on the CPU no worker can end
     # another (separate processes, no shared GPU context), so there must be
     # none; under MPS there may be some, never more than the artifacts.

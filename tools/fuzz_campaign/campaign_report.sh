@@ -177,6 +177,10 @@ summary() {
   echo
   local collateral=0 findings=0 unreplayed=0 known_count=0 a f name class sig command classes key
   declare -A groups=() first=() replay_of=() known_groups=() classes_of=()
+  # JUnit rows (run_campaign.sh writes junit.xml from them): one testcase per
+  # finding group, one skipped per known group, "no findings" otherwise.
+  local junit=$work/junit.tsv
+  : >"$junit"
   for a in "$work"/*/artifacts/*; do
     [ -f "$a" ] || continue
     f=$work/triage/$(triage_key "$a")
@@ -208,32 +212,41 @@ summary() {
   fi
   if [ $known_count -gt 0 ]; then
     echo "KNOWN: $known_count artifacts covered by $known_file (not findings, not minimized):"
-    for key in "${!known_groups[@]}"; do echo "  ${known_groups[$key]} x known [$key]"; done
+    for key in "${!known_groups[@]}"; do
+      echo "  ${known_groups[$key]} x known [$key]"
+      printf 'known [%s]\tskip\t0\t%s artifacts covered by %s\t\n' "$key" "${known_groups[$key]}" "$known_file" >>"$junit"
+    done
   fi
   if [ $findings -eq 0 ]; then
     echo "no findings$([ $known_count -gt 0 ] && echo " beyond the known bugs")"
+    printf 'no findings\tpass\t0\t\t%s\n' "work folder $work" >>"$junit"
     [ -n "$new_finding" ] && echo "pr mode: stopped at the first new finding, $new_finding"
     return
   fi
   echo "FINDINGS: $findings artifacts in ${#groups[@]} groups (backend | where the outputs differ), one replay command each"
   for key in "${!groups[@]}"; do
-    echo "  ${groups[$key]} x [$key]"
-    # Every class the group's artifacts showed, with its count over them.
-    [ -n "${classes_of[$key]:-}" ] && echo "    classes: $(tr ',' '\n' <<<"${classes_of[$key]}" |
-      awk -F= 'NF == 2 {n[$1] += $2} END {for (c in n) printf "%s (%d)\n", c, n[c]}' | sort | paste -sd, - |
-      sed 's/,/, /g')"
-    echo "    replay: ${replay_of[$key]}"
-    local g m
-    for g in "$work"/minimized/*.group; do
-      [ -f "$g" ] && [ "$(cat "$g")" = "$key" ] || continue
-      m=${g%.group}
-      if [ -f "$m/minimized.json" ]; then
-        echo "    minimized: $(sed -n 's/^minimized: //p' "$m/report.txt" | cut -c1-150)"
-        echo "      $(grep -m1 'verdicts (oracle calls)' "$m/report.txt"); report $m/report.txt"
-      else
-        echo "    minimized: not written ($(tail -n 1 "$m.log" | cut -c1-120))"
-      fi
-    done
+    local group_text
+    group_text=$(
+      echo "  ${groups[$key]} x [$key]"
+      # Every class the group's artifacts showed, with its count over them.
+      [ -n "${classes_of[$key]:-}" ] && echo "    classes: $(tr ',' '\n' <<<"${classes_of[$key]}" |
+        awk -F= 'NF == 2 {n[$1] += $2} END {for (c in n) printf "%s (%d)\n", c, n[c]}' | sort | paste -sd, - |
+        sed 's/,/, /g')"
+      echo "    replay: ${replay_of[$key]}"
+      for g in "$work"/minimized/*.group; do
+        [ -f "$g" ] && [ "$(cat "$g")" = "$key" ] || continue
+        m=${g%.group}
+        if [ -f "$m/minimized.json" ]; then
+          echo "    minimized: $(sed -n 's/^minimized: //p' "$m/report.txt" | cut -c1-150)"
+          echo "      $(grep -m1 'verdicts (oracle calls)' "$m/report.txt"); report $m/report.txt"
+        else
+          echo "    minimized: not written ($(tail -n 1 "$m.log" | cut -c1-120))"
+        fi
+      done
+    )
+    printf '%s\n' "$group_text"
+    local body=${group_text//$'\t'/ }
+    printf 'finding group [%s]\tfail\t0\t%s artifacts\t%s\n' "$key" "${groups[$key]}" "${body//$'\n'/\\n}" >>"$junit"
   done
   [ -n "$new_finding" ] && echo "pr mode: stopped at the first new finding, $new_finding"
 }

@@ -411,6 +411,8 @@ else
   rm -f "$work/summary.txt.partial"
   echo "campaign: the summary could not be saved in $work (disk full?): only the copy above exists"
 fi
+# The finding groups as JUnit testcases (summary() wrote their rows).
+python3 "$qcheck_py/junit.py" "qcheck campaign" "$work/junit.xml" <"$work/junit.tsv" && echo "JUnit in $work/junit.xml"
 
 if grep -q '^FINDINGS:' <<<"$summary_text"; then exit 1; fi
 [ -n "$disk_full" ] && exit 2

@@ -34,6 +34,8 @@
 # skipped. Exit status 0 only when no step failed.
 # Env: QCHECK_GATE_SKIP="python tests sanitizers bench repeats campaign plugins mutants" skips steps; QCHECK_TEST_TIMEOUT
 # (seconds per test binary, default 1800).
+# LOGDIR/summary.txt holds the summary, LOGDIR/junit.xml the same steps as
+# JUnit testcases (a CI system shows them as tests).
 # usage: run_gpu_gate.sh LOGDIR
 set -u
 
@@ -60,8 +62,16 @@ test_timeout=${QCHECK_TEST_TIMEOUT:-1800}
 
 rows=()
 passed_steps=0 failures=0 skipped_steps=0
+step_started=$SECONDS
+: >"$logdir/junit.tsv"
 record() {  # step, result (PASS/FAIL/SKIP), detail
   rows+=("$(printf '%-48s %-5s %s' "$1" "$2" "$3")")
+  # JUnit (written at the end, python/qcheck/junit.py): one testcase per step.
+  local result=pass
+  case "$2" in FAIL) result=fail ;; SKIP) result=skip ;; esac
+  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$result" "$((SECONDS - step_started))" "${3//$'\t'/ }" \
+    "logs: $logdir" >>"$logdir/junit.tsv"
+  step_started=$SECONDS
   case "$2" in
     PASS) passed_steps=$((passed_steps + 1)) ;;
     FAIL) failures=$((failures + 1)) ;;
@@ -291,4 +301,6 @@ fi
   printf '%s\n' "${rows[@]}"
   echo "== $((passed_steps + failures + skipped_steps)) steps: $passed_steps passed, $failures failed, $skipped_steps skipped"
 } | tee "$logdir/summary.txt"
+python3 "$here/python/qcheck/junit.py" "qcheck GPU gate" "$logdir/junit.xml" <"$logdir/junit.tsv" ||
+  echo "run_gpu_gate: could not write $logdir/junit.xml" >&2
 [[ $failures -eq 0 ]]

@@ -23,8 +23,9 @@
 // on its witness (which must be caught) and on the correct CPU model (which
 // must pass): the checks' own proof of power, for CI.
 //
-// Prints the markdown table; with --out writes DIR/mutants.md, mutants.csv
-// and mutation-report.json (Stryker's mutation-testing-report schema).
+// Prints the markdown table; with --out writes DIR/mutants.md, mutants.csv,
+// mutation-report.json (Stryker's mutation-testing-report schema) and
+// junit.xml (a testcase per planted bug, for a CI system).
 // Exit: 0 every bug found in every seed (or proven equivalent), no twin and
 // no correct kernel reported, and with --max-find-seconds / --max-median-
 // seconds (the GPU gate's 60 and 5) no bug found later than S seconds in any
@@ -263,7 +264,8 @@ int main(int argc, char** argv) {
     std::error_code error;
     std::filesystem::create_directories(s.out, error);
     if (error || !write(s.out + "/mutants.md", table) || !write(s.out + "/mutants.csv", qcheck::mutants::csv(results)) ||
-        !write(s.out + "/mutation-report.json", qcheck::mutants::stryker_json(results))) {
+        !write(s.out + "/mutation-report.json", qcheck::mutants::stryker_json(results)) ||
+        !write(s.out + "/junit.xml", qcheck::mutants::junit_xml(results))) {
       return refuse("cannot write the reports into " + s.out);
     }
   }

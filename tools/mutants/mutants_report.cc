@@ -146,6 +146,72 @@ std::string csv(const std::vector<MutantResult>& results) {
   return s.str();
 }
 
+namespace {
+
+// Text XML 1.0 holds, with the five special characters escaped (control
+// characters other than tab and newline dropped).
+std::string xml_text(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (static_cast<unsigned char>(ch) >= 0x20 || ch == '\t' || ch == '\n') out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string junit_xml(const std::vector<MutantResult>& results) {
+  std::ostringstream cases;
+  int failures = 0, skipped = 0;
+  double total = 0;
+  for (const MutantResult& m : results) {
+    const int found = m.found(), seeds = static_cast<int>(m.runs.size());
+    double seconds = 0;
+    std::string seeds_text;
+    for (const SeedRun& r : m.runs) {
+      seconds += r.fuzz.seconds;
+      seeds_text += "seed " + std::to_string(r.seed) + ": " +
+                    (r.fuzz.found ? "found after " + std::to_string(r.fuzz.executions) + " executions, " +
+                                        r.fuzz.failure
+                                  : "no finding in " + std::to_string(r.fuzz.executions) + " executions") +
+                    "\n";
+    }
+    total += seconds;
+    cases << "    <testcase classname=\"qcheck-mutants." << kind_name(m.kind) << "\" name=\"" << xml_text(m.backend)
+          << "\" time=\"" << fixed(seconds, 3) << "\">\n";
+    const std::string what = xml_text(m.description) + "\n" + xml_text(seeds_text) + "fixed-grid baseline: " +
+                             xml_text(baseline_text(m));
+    if (m.kind == Kind::kBug && found < seeds && m.proven_equivalent()) {
+      ++skipped;
+      cases << "      <skipped message=\"proven equivalent: " << xml_text(equivalence_text(m)) << "\"/>\n";
+    } else if (m.kind == Kind::kBug && found < seeds) {
+      ++failures;
+      cases << "      <failure message=\"survived: found in " << found << " of " << seeds
+            << " seeds\" type=\"survived\">" << what << "</failure>\n";
+    } else if (m.kind != Kind::kBug && found > 0) {
+      ++failures;
+      cases << "      <failure message=\"false alarm in " << found << " of " << seeds << " seeds\" type=\"false-alarm\">"
+            << what << "</failure>\n";
+    } else {
+      cases << "      <system-out>" << what << "</system-out>\n";
+    }
+    cases << "    </testcase>\n";
+  }
+  const std::string counts = "tests=\"" + std::to_string(results.size()) + "\" failures=\"" +
+                             std::to_string(failures) + "\" errors=\"0\" skipped=\"" + std::to_string(skipped) +
+                             "\" time=\"" + fixed(total, 3) + "\"";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"qcheck-mutants\" " + counts +
+         ">\n  <testsuite name=\"qcheck-mutants\" " + counts + ">\n" + cases.str() + "  </testsuite>\n</testsuites>\n";
+}
+
 std::string stryker_json(const std::vector<MutantResult>& results) {
   nlohmann::ordered_json files = nlohmann::ordered_json::object();
   int killed = 0, survived = 0;
