@@ -93,6 +93,7 @@ def main(argv=None):
     f.add_argument("--no-compile-aware", action="store_true", help="the plain loop: every case as generated")
     f.add_argument("--quiet", action="store_true", help="no progress lines and no summary")
     f.add_argument("--junit", help="also write the run as JUnit XML (a testcase per finding group)")
+    f.add_argument("--html", help="also write the run as one self-contained HTML page (qcheck.report)")
     f.add_argument("--worker-dir", help=argparse.SUPPRESS)  # a worker of qcheck.workers
     f.add_argument("--worker-index", type=int, default=0, help=argparse.SUPPRESS)
     r = sub.add_parser("replay", help="run one case file through an adapter")
@@ -128,6 +129,8 @@ def main(argv=None):
             link.finish(result)
         if args.junit:
             result.write_junit(args.junit, args.target)
+        if args.html:
+            result.write_html(args.html, args.target)
         return 1 if result.findings else 0
     try:
         case = Case.load(args.case)

@@ -99,6 +99,12 @@ class FuzzResult:
         self.worker_executions = {}  # worker -> executions (all its rounds)
         self.corpus_loaded = 0  # corpus entries taken in while running (the other workers' finds)
         self.first_finding_seconds = None  # from the start to the first new finding
+        self.timeline = [(0.0, 0)]  # (seconds, executions) about once a second: the HTML report's plot
+
+    def write_html(self, path, target="kernel"):
+        """The run as one self-contained HTML page (qcheck.report)."""
+        from .report import write_fuzz
+        write_fuzz(path, self, target)
 
     def write_junit(self, path, target="kernel"):
         """The run as JUnit XML (qcheck.junit): a failing testcase per finding
@@ -331,6 +337,8 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                     result.stopped = f"{max_findings} findings"
                     break
             now = time.monotonic()
+            if now - start - result.timeline[-1][0] >= 1:
+                result.timeline.append((now - start, result.executions))
             if _worker is not None and now - last_reload >= 1:  # the other workers' new corpus entries
                 result.corpus_loaded += load_corpus()
                 _worker.report(result, now - start)
@@ -342,6 +350,7 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     finally:
         schedule.close()
     result.seconds = time.monotonic() - start
+    result.timeline.append((result.seconds, result.executions))
     result.compile = schedule.figures()
     if progress:
         print(result.summary(), file=sys.stderr)

@@ -276,6 +276,8 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
                     launch(w)
                 else:
                     w.done = True
+            if now - start - result.timeline[-1][0] >= 2:
+                result.timeline.append((now - start, _totals(run_dir, workers, results.values(), 0)[0]))
             if progress and now - last_print >= 10:
                 _progress(run_dir, workers, now - start, results.values(), len(dead_findings))
                 last_print = now
@@ -321,6 +323,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
         group = result.groups.setdefault(f.group, Group(f))
         group.count += 1
         group.classes[f.signature] = group.classes.get(f.signature, 0) + 1
+    result.timeline.append((result.seconds, result.executions))
     if len(result.findings) >= max_findings:
         result.stopped = f"{max_findings} findings"
     # The worker folder (statuses, logs, MPS pipes, a corpus nobody asked for)
@@ -335,6 +338,13 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
 
 def _progress(run_dir, workers, seconds, finished, dead):
     """One line for all workers: their status files and the rounds that ended."""
+    executions, bins, found = _totals(run_dir, workers, finished, dead)
+    print(f"[{seconds:6.0f}s] {executions} execs, {executions / max(seconds, 1e-9):.0f}/s, {len(bins)} bins, "
+          f"{found} findings ({workers} workers)", file=sys.stderr)
+
+
+def _totals(run_dir, workers, finished, dead):
+    """(executions, bins, findings) of all workers so far."""
     executions, bins, found = sum(r["executions"] for r in finished), set(), dead
     for r in finished:
         bins |= set(r["bins"])
@@ -347,5 +357,4 @@ def _progress(run_dir, workers, seconds, finished, dead):
         executions += s["executions"]
         bins |= set(s["bins"])
         found += s["findings"]
-    print(f"[{seconds:6.0f}s] {executions} execs, {executions / max(seconds, 1e-9):.0f}/s, {len(bins)} bins, "
-          f"{found} findings ({workers} workers)", file=sys.stderr)
+    return executions, bins, found

@@ -127,6 +127,12 @@ print(E.parse(sys.argv[1]).getroot().find("testsuite").get("failures"))' "$junit
     [ "$junit_failures" = "$groups" ] || fail "junit.xml has $junit_failures failing testcases for $groups groups"
     [ "$(grep -c 'replay: ' "$junit")" -ge "$groups" ] && [ "$(grep -c 'minimized: T=' "$junit")" -ge "$groups" ] ||
       fail "junit.xml lacks a replay command or a minimized case for some group"
+    # And the HTML page: the plot, the groups, nothing from outside.
+    page=$work/run/report.html
+    [ -f "$page" ] || fail "no $page"
+    grep -q "Finding groups ($groups)" "$page" && grep -q '<polyline' "$page" && grep -q 'replay: ' "$page" ||
+      fail "report.html lacks the groups, the plot or the replay commands"
+    grep -qiE '<script|<link|src=|href=' "$page" && fail "report.html refers to something outside it"
     for schema in "$(dirname "$campaign")/python/tests/junit.xsd" "$(dirname "$campaign")/../../python/tests/junit.xsd"; do
       [ -f "$schema" ] && command -v xmllint >/dev/null || continue
       xmllint --noout --schema "$schema" "$junit" 2>"$work/xmllint.log" || fail "junit.xml: $(cat "$work/xmllint.log")"

@@ -372,6 +372,7 @@ while [ $SECONDS -lt $deadline ] && [ -z "$interrupted" ]; do
     done
     line+=" artifacts $(artifact_count), restarts $(restart_count)"
     echo "$line"
+    printf '%s\t%s\n' "$((SECONDS - start_time))" "${last_execs[fused_q]}" >>"$work/progress.tsv"  # the HTML plot
     last_print=$SECONDS
   fi
 done
@@ -411,8 +412,11 @@ else
   rm -f "$work/summary.txt.partial"
   echo "campaign: the summary could not be saved in $work (disk full?): only the copy above exists"
 fi
-# The finding groups as JUnit testcases (summary() wrote their rows).
+# The finding groups as JUnit testcases (summary() wrote their rows), and the
+# whole run as one HTML page (exec/s over time, bins, groups, known bugs).
+printf '%s\t%s\n' "$((SECONDS - start_time))" "$(executions fused_q)" >>"$work/progress.tsv"
 python3 "$qcheck_py/junit.py" "qcheck campaign" "$work/junit.xml" <"$work/junit.tsv" && echo "JUnit in $work/junit.xml"
+python3 "$qcheck_py/report.py" campaign "$work" "$work/report.html" && echo "report in $work/report.html"
 
 if grep -q '^FINDINGS:' <<<"$summary_text"; then exit 1; fi
 [ -n "$disk_full" ] && exit 2
