@@ -113,3 +113,13 @@ def child_env(**extra):
     here = os.path.dirname(os.path.abspath(__file__))
     paths = [here] if os.environ.get("QCHECK_TESTS_INSTALLED") else [os.path.dirname(here), here]
     return dict(os.environ, PYTHONPATH=os.pathsep.join(paths), **extra)
+
+
+def cuda_error_once(tensors):
+    """A GPU fault's twin on the CPU: the first call anywhere (QCHECK_TEST_CUDA_ERROR_ONCE names a file
+    not yet there) raises as torch does after an illegal memory access."""
+    marker = os.environ.get("QCHECK_TEST_CUDA_ERROR_ONCE")
+    if marker and not os.path.exists(marker):
+        open(marker, "w").close()
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    correct(tensors)

@@ -111,3 +111,14 @@ def test_the_campaign_reads_the_same_rules(tmp_path):
     out = subprocess.run([sys.executable, str(mps_py), "start", str(tmp_path / "mps"), "off", "0"], env=env,
                          capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("own_mps=() existing_mps=0 mps_note="), out
+
+
+def test_a_worker_whose_cuda_context_died_is_restarted_after_saving_its_case(tmp_path, monkeypatch):
+    monkeypatch.setenv("QCHECK_TEST_CUDA_ERROR_ONCE", str(tmp_path / "faulted"))
+    result = qcheck.fuzz(adapters.cuda_error_once, workers=2, minutes=0.1, case_size="tiny",
+                         findings=tmp_path / "findings", progress=False)
+    print(result.summary())
+    assert [why for _, why in result.restarts] == ["a CUDA error"]
+    assert list(result.groups) == ["kernel raised RuntimeError"] and len(result.findings) == 1
+    assert "CUDA error: an illegal memory access" in result.findings[0].path.with_suffix(".txt").read_text()
+    assert result.executions > 20 and sorted(result.worker_executions) == [0, 1]  # the run went on
