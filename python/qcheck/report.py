@@ -14,6 +14,7 @@ case where there is one, the known bugs set aside, and the run's summary.
 """
 
 import html
+import re
 import sys
 import time
 from pathlib import Path
@@ -124,20 +125,20 @@ def write_campaign(work, path):
             seconds, executions = line.split("\t")[:2]
             timeline.append((float(seconds), int(executions)))
     summary = (work / "summary.txt").read_text() if (work / "summary.txt").exists() else "(no summary.txt)"
-    # The summary's bins lines: "  GROUP n/N reached, ...  | missing: name, ..." (semantic_bins.cc).
+    # The summary's bins lines: "  GROUP  n/N reached, ...  | missing: name, ..." (semantic_bins.cc;
+    # a group's name may hold spaces: "T % 16", "mqa heads").
     bins, in_bins = [], False
     for line in summary.splitlines():
         if line.startswith("semantic bins reached"):
             in_bins = True
             continue
-        if in_bins:
-            fields = line.split(None, 2)
-            if len(fields) < 2 or "/" not in fields[1]:
-                break
-            rest = fields[2] if len(fields) > 2 else ""
-            reached, _, missing = rest.partition("| missing: ")
+        m = re.match(r"^\s+(\S.*?)\s+(\d+)/(\d+)\s+(.*)$", line) if in_bins else None
+        if in_bins and m is None:
+            break
+        if m:
+            reached, _, missing = m[4].partition("| missing: ")
             for names, hit in ((reached, True), (missing, False)):
-                bins += [(f"{fields[0]} {n.strip()}", hit) for n in names.split(",") if n.strip() not in ("", "-")]
+                bins += [(f"{m[1]} {n.strip()}", hit) for n in names.split(",") if n.strip() not in ("", "-")]
     groups, known = [], []
     rows = (work / "junit.tsv").read_text().splitlines() if (work / "junit.tsv").exists() else []
     for row in rows:

@@ -76,3 +76,21 @@ def test_chromium_renders_the_page(tmp_path):
                          timeout=120).stdout
     assert "qcheck.fuzz adapters:two_bugs" in dom and re.search(r"Finding groups \(\d+\)", dom)
     assert "Known bugs set aside (1)" in dom and "<polyline" in dom
+
+
+def test_the_campaign_page_reads_the_work_folder(tmp_path):
+    (tmp_path / "progress.tsv").write_text("15\t3000\n30\t7500\n")
+    (tmp_path / "summary.txt").write_text(
+        "==== campaign summary: mode default, 30s of 1 min ====\n\nsemantic bins reached by the fused_q corpus:\n"
+        "semantic bins reached: 5 of 7\n  tokens              2/3  T=0, T=1  | missing: T>64\n"
+        "  T % 16              3/4  0, 1, 2  | missing: 3\n\nno findings\n")
+    (tmp_path / "junit.tsv").write_text("finding group [cpu-bug | query_out/rope]\tfail\t0\t4 artifacts\t"
+                                        "  4 x [cpu-bug | query_out/rope]\\n    replay: qcheck-replay A\n"
+                                        "known [cpu-other | x]\tskip\t0\t2 artifacts covered by k.json\t\n")
+    report.write_campaign(tmp_path, tmp_path / "report.html")
+    page = Page()
+    page.feed((tmp_path / "report.html").read_text())
+    text = " ".join(page.text)
+    assert "Semantic bins reached: 5 of 7" in text and "T % 16 3" in text and "tokens T>64" in text
+    assert "Finding groups (1)" in text and "replay: qcheck-replay A" in text and "Known bugs set aside (1)" in text
+    assert "polyline" in page.tags and page.urls == []
