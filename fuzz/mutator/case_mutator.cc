@@ -283,6 +283,9 @@ void repair_case(Case& c, const SizeCap& cap) {
     c.memory_limit_bytes = CaseLimits::kDefaultMemoryBytes;
   }
   fit_budget(c, std::min<uint64_t>(cap.bytes, c.memory_limit_bytes));
+  // A memory cap below what even the smallest case needs (a decoded
+  // memory_limit_bytes of 8192, say) is raised to what the case needs.
+  c.memory_limit_bytes = std::max<uint64_t>(c.memory_limit_bytes, plan_tensors(c).total_bytes());
   // Edits that no longer fit the shrunk or changed case go.
   if (c.edits.size() > CaseLimits::kMaxEdits) c.edits.resize(CaseLimits::kMaxEdits);
   for (size_t i = c.edits.size(); i-- > 0;) {

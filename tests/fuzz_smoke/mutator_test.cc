@@ -180,6 +180,21 @@ TEST(CaseMutator, RepairMakesArbitraryFieldsValid) {
   }
 }
 
+// A memory cap too small for any case (the capi fuzzer decoded 8192 bytes)
+// is raised by the repair, so mutation and cross-over still give valid cases.
+TEST(CaseMutator, RepairRaisesAMemoryCapNoCaseFits) {
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Xoshiro256 rng(seed);
+    Case c = seed_case(rng);
+    c.memory_limit_bytes = 8192;
+    Case m = c;
+    mutate_case(m, rng);
+    EXPECT_EQ(validate_case(m), "") << describe(m);
+    EXPECT_EQ(validate_case(cross_over(c, m, rng)), "");
+    if (HasFailure()) FAIL() << "seed " << seed;
+  }
+}
+
 TEST(CaseMutator, CrossOverMixesBothParentsAndStaysValid) {
   int from_a = 0, from_b = 0;
   for (uint64_t i = 0; i < 300; ++i) {
