@@ -24,6 +24,27 @@ const qcheck::fuzzing::SizeBudget* budget_of(const char* size, std::string& why)
 // The seed of one mutator call, as the fuzz target keys its own.
 qcheck::Xoshiro256 generator(uint64_t purpose, uint64_t seed) { return qcheck::Xoshiro256(qcheck::mix_keys({purpose, seed})); }
 
+// qcheck_case_mutate and qcheck_case_mutate_warm: a copy of `c` changed by
+// `change` (with its own generator purpose) under the size's budget.
+template <typename Change>
+qcheck_status mutated_copy(const qcheck_case* c, uint64_t purpose, uint64_t seed, const char* size, qcheck_case** out,
+                           char* message, size_t message_size, Change change) {
+  return guarded(message, message_size, [&](std::string& why) {
+    const qcheck::fuzzing::SizeBudget* budget = budget_of(size, why);
+    if (budget == nullptr) return QCHECK_INVALID_INPUT;
+    if (c == nullptr || out == nullptr) {
+      why = "case or out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::Xoshiro256 rng = generator(purpose, seed);
+    Case mutated = c->c;
+    why = change(mutated, rng, *budget);
+    if (!why.empty()) return QCHECK_INVALID_INPUT;
+    *out = new qcheck_case{mutated};
+    return QCHECK_OK;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -64,19 +85,11 @@ qcheck_status qcheck_case_from_seed(uint64_t seed, const char* size, qcheck_case
 
 qcheck_status qcheck_case_mutate(const qcheck_case* c, uint64_t seed, const char* size, qcheck_case** out,
                                  char* message, size_t message_size) {
-  return guarded(message, message_size, [&](std::string& why) {
-    const qcheck::fuzzing::SizeBudget* budget = budget_of(size, why);
-    if (budget == nullptr) return QCHECK_INVALID_INPUT;
-    if (c == nullptr || out == nullptr) {
-      why = "case or out is NULL";
-      return QCHECK_INVALID_INPUT;
-    }
-    qcheck::Xoshiro256 rng = generator(0x6D757461746F72ull, seed);
-    Case mutated = c->c;
-    qcheck::fuzzing::mutate_case(mutated, rng, *budget);
-    *out = new qcheck_case{mutated};
-    return QCHECK_OK;
-  });
+  return mutated_copy(c, 0x6D757461746F72ull, seed, size, out, message, message_size,
+                      [](Case& m, qcheck::Xoshiro256& rng, const qcheck::fuzzing::SizeBudget& budget) {
+                        qcheck::fuzzing::mutate_case(m, rng, budget);
+                        return std::string();
+                      });
 }
 
 qcheck_status qcheck_case_limit(uint64_t seed, int64_t execution, int64_t index, const char* size, qcheck_case** out,
@@ -97,21 +110,13 @@ qcheck_status qcheck_case_limit(uint64_t seed, int64_t execution, int64_t index,
 
 qcheck_status qcheck_case_mutate_warm(const qcheck_case* c, uint64_t seed, const char* size, qcheck_case** out,
                                       char* message, size_t message_size) {
-  return guarded(message, message_size, [&](std::string& why) {
-    const qcheck::fuzzing::SizeBudget* budget = budget_of(size, why);
-    if (budget == nullptr) return QCHECK_INVALID_INPUT;
-    if (c == nullptr || out == nullptr) {
-      why = "case or out is NULL";
-      return QCHECK_INVALID_INPUT;
-    }
-    why = qcheck::validate_case(c->c);
-    if (!why.empty()) return QCHECK_INVALID_INPUT;
-    qcheck::Xoshiro256 rng = generator(0x7761726Dull, seed);
-    Case mutated = c->c;
-    qcheck::fuzzing::mutate_case_warm(mutated, rng, *budget);
-    *out = new qcheck_case{mutated};
-    return QCHECK_OK;
-  });
+  // (compile_key needs a valid case: an invalid one is refused with the reason)
+  return mutated_copy(c, 0x7761726Dull, seed, size, out, message, message_size,
+                      [](Case& m, qcheck::Xoshiro256& rng, const qcheck::fuzzing::SizeBudget& budget) {
+                        std::string why = qcheck::validate_case(m);
+                        if (why.empty()) qcheck::fuzzing::mutate_case_warm(m, rng, budget);
+                        return why;
+                      });
 }
 
 qcheck_status qcheck_case_cross_over(const qcheck_case* a, const qcheck_case* b, uint64_t seed, const char* size,

@@ -145,14 +145,6 @@ class CompileSchedule:
         self.add_parent(case, key)
         return compiled
 
-    def merge(self, other):
-        """Adds another worker's figures (a dict from figures())."""
-        self.compiles += other["compiles"]
-        self.compile_seconds += other["compile_seconds"]
-        self.warm_executions += other["warm_executions"]
-        self.warm_compiles += other["warm_compiles"]
-        self.explore_seconds += other["explore_seconds"]
-
     def figures(self):
         return {"compiles": self.compiles, "compile_seconds": self.compile_seconds,
                 "warm_executions": self.warm_executions, "warm_compiles": self.warm_compiles,
@@ -162,3 +154,15 @@ class CompileSchedule:
 
     def close(self):
         self.watch.close()
+
+
+ADDITIVE_FIGURES = ("compiles", "compile_seconds", "warm_executions", "warm_compiles", "explore_seconds")
+
+
+def add_figures(into, other):
+    """Adds a worker's figures() to `into` (the workers' merged figures)."""
+    if not into:
+        into.update(other)
+    else:
+        for k in ADDITIVE_FIGURES:
+            into[k] += other[k]

@@ -60,6 +60,12 @@ class Finding:
         self.case, self.signature, self.signatures = case, signature, signatures
         self.group, self.known, self.text, self.path = group, known, text, path
 
+    def saved_text(self):
+        """The verdict and replay command as saved beside the case (its
+        .txt), else the verdict's text."""
+        saved = self.path.with_suffix(".txt") if self.path else None
+        return saved.read_text() if saved is not None and saved.exists() else self.text
+
 
 class Group:
     """The findings of one group: count, classes (signature -> elements or
@@ -280,6 +286,7 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
             t_case = time.monotonic()
             # case_size "limit": now and then a case at the hardware's limits (never pooled).
             limit = Case.limit_case(key, n, limit_cases, case_size) if n != last_limit else None
+            reached = None  # the case's semantic bins, where the choice computed them
             if limit is not None:
                 case, last_limit, limit_cases = limit, n, limit_cases + 1
                 case = _inside(kernel, domain, case)
@@ -292,9 +299,10 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                                                              case_size))
                     if c is None:
                         continue
-                    score = (schedule.key_of(c) not in schedule.warm, len(case_bins(c, profile) - result.bins))
+                    bins = case_bins(c, profile)
+                    score = (schedule.key_of(c) not in schedule.warm, len(bins - result.bins))
                     if best is None or score > best:
-                        case, best = c, score
+                        case, best, reached = c, score, bins
             else:
                 parent = schedule.warm_parent(rng)
                 case = _inside(kernel, domain, parent.mutate_warm(key, case_size))
@@ -304,7 +312,8 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                 result.outside_domain += 1
                 result.phases["cases"] += time.monotonic() - t_case
                 continue
-            reached = case_bins(case, profile)
+            if reached is None:
+                reached = case_bins(case, profile)
             compile_key = schedule.key_of(case)
             result.phases["cases"] += time.monotonic() - t_case
             if _worker is not None:

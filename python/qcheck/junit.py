@@ -69,8 +69,7 @@ def fuzz_cases(result, target):
     cases = []
     for key, group in sorted(result.groups.items()):
         first = group.first
-        saved = first.path.with_suffix(".txt") if first.path else None
-        text = saved.read_text() if saved is not None and saved.exists() else first.text
+        text = first.saved_text()
         classes = ", ".join(f"{s} ({n})" for s, n in sorted(group.classes.items()))
         cases.append(Case(f"finding group [{key}]", "fail", 0.0, f"{group.count} cases; classes: {classes}",
                           f"first case: {first.path}\n{text}", classname=target))

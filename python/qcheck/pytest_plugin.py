@@ -120,10 +120,9 @@ def qcheck_fuzz(request, tmp_path):
         options.setdefault("progress", False)
         result = fuzz(kernel, executions=cases, minutes=(seconds or 0) / 60, **options)
         if result.findings:
-            first = result.findings[0]
-            saved = first.path.with_suffix(".txt").read_text() if first.path else first.text
             pytest.fail(f"qcheck_fuzz: {len(result.findings)} findings in {result.executions} cases "
-                        f"({len(result.groups)} groups); the first:\n{saved}\n{result.summary()}", pytrace=False)
+                        f"({len(result.groups)} groups); the first:\n{result.findings[0].saved_text()}\n"
+                        f"{result.summary()}", pytrace=False)
         return result
     return fuzz_kernel
 

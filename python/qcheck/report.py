@@ -101,8 +101,7 @@ def write_fuzz(path, result, target):
     groups = []
     for key, g in sorted(result.groups.items()):
         first = g.first
-        saved = first.path.with_suffix(".txt") if first.path else None
-        text = saved.read_text() if saved is not None and saved.exists() else first.text
+        text = first.saved_text()
         groups.append({"name": f"[{key}]", "count": g.count, "text": f"first case: {first.path}\n{text}",
                        "detail": "classes: " + ", ".join(f"{s} ({n})" for s, n in sorted(g.classes.items()))})
     known = [{"name": f"[{result.known_entries[e].signature}]",

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from . import _capi
 from .case import Case
+from .compile import add_figures
 from .fuzz import Finding, FuzzResult, Group, replay_command
 from .known import KnownList
 from .mps import Daemons
@@ -228,9 +229,8 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
             text + "replay: " + replay_command(path, spec, profile, device, known_path, domain_file) + "\n")
         if not dead_findings:
             dead_at[0] = time.monotonic() - start
-        dead_findings.append(Finding(case, f"worker died ({why.split(' without')[0]})",
-                                     [f"worker died ({why})"], f"worker died ({why.split(' without')[0]})",
-                                     None, text, path))
+        signature = f"worker died ({why.split(' without')[0]})"  # (the group of every such death)
+        dead_findings.append(Finding(case, signature, [f"worker died ({why})"], signature, None, text, path))
         return why
 
     results = {}
@@ -305,11 +305,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
             result.phases[k] = result.phases.get(k, 0.0) + v
         result.outside_domain += r["outside_domain"]
         if r["compile"]:
-            if not result.compile:
-                result.compile = dict(r["compile"])
-            else:
-                for k in ("compiles", "compile_seconds", "warm_executions", "warm_compiles", "explore_seconds"):
-                    result.compile[k] += r["compile"][k]
+            add_figures(result.compile, r["compile"])
         _merge_groups(result.groups, r["groups"])
         _merge_groups(result.known, r["known"], int)
         for f in r["findings"]:
