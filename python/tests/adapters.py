@@ -95,12 +95,22 @@ def compiles_per_key(tensors):
     correct(tensors)
 
 
+def _first_anywhere(marker):
+    """True for the one call, over every process, that creates the file
+    `marker` (O_EXCL: two workers cannot both be first)."""
+    if not marker:
+        return False
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
 def dies_once(tensors):
     """A worker's crash: the first call anywhere (the file QCHECK_TEST_DIE_ONCE
     names does not exist yet) ends its process with SIGKILL."""
-    marker = os.environ.get("QCHECK_TEST_DIE_ONCE")
-    if marker and not os.path.exists(marker):
-        open(marker, "w").close()
+    if _first_anywhere(os.environ.get("QCHECK_TEST_DIE_ONCE")):
         os.kill(os.getpid(), signal.SIGKILL)
     correct(tensors)
 
@@ -118,8 +128,6 @@ def child_env(**extra):
 def cuda_error_once(tensors):
     """A GPU fault's twin on the CPU: the first call anywhere (QCHECK_TEST_CUDA_ERROR_ONCE names a file
     not yet there) raises as torch does after an illegal memory access."""
-    marker = os.environ.get("QCHECK_TEST_CUDA_ERROR_ONCE")
-    if marker and not os.path.exists(marker):
-        open(marker, "w").close()
+    if _first_anywhere(os.environ.get("QCHECK_TEST_CUDA_ERROR_ONCE")):
         raise RuntimeError("CUDA error: an illegal memory access was encountered")
     correct(tensors)
