@@ -12,9 +12,11 @@ on the correct kernel at usual sizes (a finding there is printed as a
 failure). Then, for each row named in --find-rows, the time to the first
 finding of each planted variant (weights-stride-1, tokens-on-grid-y) for
 each seed, runs stopped at their first finding or after --find-seconds.
-Prints a markdown table (python/README.md keeps the latest) and exits 1
-when the correct kernel had a finding or a planted variant was not found
-within the time of a workers row.
+One process alone reaches the size-gated variant only when asked: its find
+runs of tokens-on-grid-y pass case_size "limit" (with workers, worker 0 runs
+the limit schedule on its own). Prints a markdown table (python/README.md
+keeps the latest) and exits 1 when the correct kernel had a finding or a
+planted variant was not found within --find-seconds.
 """
 
 import argparse
@@ -23,20 +25,22 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROWS = {"plain": (1, False), "aware": (1, True), "workers": (None, True)}
 VARIANTS = {"weights-stride-1": "adapter_weights_stride_1", "tokens-on-grid-y": "adapter_tokens_on_grid_y"}
+SIZE_GATED = {"tokens-on-grid-y"}  # a launch that fails from T = 65536: only limit cases reach it
 
 
-def fuzz(target, seconds, workers, aware, out, name, seed=1, max_findings=50):
+def fuzz(target, seconds, workers, aware, out, name, seed=1, max_findings=50, case_size="usual"):
     env = dict(os.environ, TRITON_CACHE_DIR=str(out / f"triton-cache-{name}"))
     if "qcheck" not in sys.modules:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), str(HERE.parent)) if p)
     args = [sys.executable, "-m", "qcheck", "fuzz", f"production_adapter:{target}", "--minutes", f"{seconds / 60}",
-            "--case-size", "usual", "--device", "cuda", "--workers", str(workers), "--seed", str(seed),
+            "--case-size", case_size, "--device", "cuda", "--workers", str(workers), "--seed", str(seed),
             "--findings", str(out / f"findings-{name}"), "--corpus", str(out / f"corpus-{name}"),
             "--max-findings", str(max_findings)] + ["--no-compile-aware"] * (not aware)
     began = time.monotonic()
@@ -66,7 +70,8 @@ def main():
     parser.add_argument("--rows", default="plain,aware,workers")
     parser.add_argument("--find-rows", default="workers")
     parser.add_argument("--parallel-single", action="store_true",
-                        help="run the one-process rows (plain, aware) at the same time (16 cores: they barely meet)")
+                        help="run every one-process job (the plain and aware rows and their find runs) at the same "
+                             "time, one core each (16 cores; the GPU is mostly idle in one process)")
     parser.add_argument("--out", default=os.environ.get("OUT") or tempfile.mkdtemp(prefix="door-speed-"))
     args = parser.parse_args()
     out = Path(args.out)
@@ -76,36 +81,58 @@ def main():
              "| compile share | warm keys | bins | findings (correct kernel) | time to find each planted bug |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     rows = args.rows.split(",")
-    early = {}
-    if args.parallel_single:
-        from concurrent.futures import ThreadPoolExecutor
-        single = [r for r in rows if ROWS[r][0] == 1]
-        with ThreadPoolExecutor(len(single) or 1) as pool:
-            futures = {r: pool.submit(fuzz, "adapter", args.seconds, 1, ROWS[r][1], out, r) for r in single}
-            early = {r: f.result() for r, f in futures.items()}
+    find_rows = [r for r in args.find_rows.split(",") if r in rows]
+    # The jobs: each row's run on the correct kernel, then each find run
+    # (variant, seed). One process alone never meets a limit case unless
+    # asked: its find runs of the size-gated variant pass case_size "limit",
+    # as a user would (with workers, worker 0 runs them on its own).
+    jobs = {}
     for row in rows:
         workers, aware = ROWS[row]
         workers = workers or args.workers
-        f = early[row] if row in early else fuzz("adapter", args.seconds, workers, aware, out, row)
-        print(f"{row}: {f}", file=sys.stderr, flush=True)
+        jobs[row] = ("adapter", args.seconds, workers, aware, out, row)
+        for variant, target in VARIANTS.items() if row in find_rows else ():
+            size = "limit" if workers == 1 and variant in SIZE_GATED else "usual"
+            for seed in range(1, args.seeds + 1):
+                jobs[(row, variant, seed)] = (target, args.find_seconds, workers, aware, out,
+                                              f"{row}-{variant}-{seed}", seed, 1, size)
+    done = {}
+    if args.parallel_single:  # every one-process job at once, one core each
+        from concurrent.futures import ThreadPoolExecutor
+        limit_runs = threading.Semaphore(3)  # a limit case holds gigabytes on the host and the GPU
+
+        def run(job):
+            if job[-1] != "limit":
+                return fuzz(*job)
+            with limit_runs:
+                return fuzz(*job)
+
+        single = [k for k, job in jobs.items() if job[2] == 1]
+        with ThreadPoolExecutor(len(single) or 1) as pool:
+            futures = {k: pool.submit(run, jobs[k]) for k in single}
+            done = {k: f.result() for k, f in futures.items()}
+    for key, job in jobs.items():
+        if key not in done:
+            done[key] = fuzz(*job)
+        print(f"{key}: {done[key]}", file=sys.stderr, flush=True)
+    for row in rows:
+        f, workers, aware = done[row], jobs[row][2], jobs[row][3]
         failed |= f["findings"] > 0 or "rate" not in f
         finds = []
-        if row in args.find_rows.split(","):
-            for variant, target in VARIANTS.items():
-                times = []
-                for seed in range(1, args.seeds + 1):
-                    g = fuzz(target, args.find_seconds, workers, aware, out, f"{row}-{variant}-{seed}", seed=seed,
-                             max_findings=1)
-                    print(f"  {variant} seed {seed}: {g}", file=sys.stderr, flush=True)
-                    times.append("not found" if g["first"] is None else f"{g['first']:.1f} s")
-                    failed |= g["first"] is None and workers > 1
-                finds.append(f"{variant}: {', '.join(times)}")
+        for variant in VARIANTS if row in find_rows else ():
+            times = []
+            for seed in range(1, args.seeds + 1):
+                g = done[(row, variant, seed)]
+                times.append("not found" if g["first"] is None else f"{g['first']:.1f} s")
+                failed |= g["first"] is None
+            size = " (case_size limit)" if workers == 1 and variant in SIZE_GATED else ""
+            finds.append(f"{variant}{size}: {', '.join(times)}")
         mode = "compile-aware" if aware else "compile-aware off"
         lines.append(f"| {row} ({mode}) | {workers} | {f.get('seconds', 0):.0f} | {f.get('executions', 0)} | "
                      f"{f.get('rate', 0)} | {f.get('compiles', '?')} | {f.get('compile_share', '?')} % | "
                      f"{f.get('warm', '?')} % | {f.get('bins', '?')} | {f['findings']} | "
                      f"{'; '.join(finds) or 'not measured'} |")
-        (out / "door_speed.md").write_text("\n".join(lines) + "\n")  # after each row: a cut-off run keeps it
+        (out / "door_speed.md").write_text("\n".join(lines) + "\n")
     table = "\n".join(lines)
     print(table)
     return 1 if failed else 0

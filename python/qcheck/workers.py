@@ -35,10 +35,10 @@ from .compile import add_figures
 from .fuzz import Finding, FuzzResult, Group, replay_command
 from .known import KnownList
 from .mps import Daemons
+from .supervise import Ended, Supervisor
 
 POLL_SECONDS = 0.5
 STOP_GRACE_SECONDS = 60  # a limit case may run 30 s: time for the last one to end
-QUICK_FAILURES = 30  # a worker that dies this many times within 5 s of its start is given up
 
 
 def default_workers():
@@ -144,12 +144,6 @@ def _merge_groups(into, groups, key_type=str):
             into[key].classes[name] = into[key].classes.get(name, 0) + n
 
 
-class _Worker:
-    def __init__(self, index, size):
-        self.index, self.size, self.process, self.started, self.round = index, size, None, 0.0, 0
-        self.quick_failures, self.done = 0, False
-
-
 def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=None,
                       device=None, findings="qcheck-findings", max_findings=50, progress=True, executions=None,
                       graph=False, known=None, poison_allocator=True, compile_aware=True, explore_share=0.2):
@@ -184,16 +178,15 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
     start, start_epoch = time.monotonic(), time.time()
     deadline = start + minutes * 60
     per_worker = None if executions is None else -(-executions // workers)
-    pool = [_Worker(i, sizes[i]) for i in range(workers)]
     result = FuzzResult(KnownList(known_path).entries if known_path else ())
     result.workers = workers
     dead_findings = []
 
-    def command(w):
-        args = [sys.executable, "-m", "qcheck", "fuzz", spec, "--seed", str(seed + 1000 * w.round + w.index),
-                "--case-size", w.size, "--corpus", str(corpus_dir), "--findings", str(findings_dir),
-                "--max-findings", str(max_findings), "--worker-dir", str(run_dir), "--worker-index", str(w.index),
-                "--explore-share", str(explore_share), "--quiet"]
+    def command(slot):
+        args = [sys.executable, "-m", "qcheck", "fuzz", spec, "--seed", str(seed + 1000 * slot.round + slot.index),
+                "--case-size", sizes[slot.index], "--corpus", str(corpus_dir), "--findings", str(findings_dir),
+                "--max-findings", str(max_findings), "--worker-dir", str(run_dir),
+                "--worker-index", str(slot.index), "--explore-share", str(explore_share), "--quiet"]
         if per_worker is not None:
             args += ["--executions", str(per_worker)]
         else:
@@ -206,90 +199,71 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
         args += ["--no-compile-aware"] * (not compile_aware)
         return args
 
-    def launch(w):
-        w.round += 1
-        log = open(run_dir / f"w{w.index}.r{w.round}.log", "wb")
-        w.process = subprocess.Popen(command(w), env=env, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        w.started = time.monotonic()
+    def start_worker(slot):
+        with open(run_dir / f"w{slot.index}.r{slot.round}.log", "wb") as log:
+            return subprocess.Popen(command(slot), env=env, stdout=log, stderr=subprocess.STDOUT)
 
-    def triage_death(w, code):
-        """The case a worker was running when it died, saved as a finding."""
+    def triage_death(slot, code):
+        """The case a worker was running when it died, saved as a finding: (why, saved)."""
         why = f"killed by signal {-code}" if code < 0 else f"exit {code} without its result"
-        current = run_dir / f"w{w.index}.current.json"
+        current = run_dir / f"w{slot.index}.current.json"
         if not current.exists():
-            return why
+            return why, False
         case = Case.load(current)
         current.unlink()
         path = findings_dir / f"{case.digest}.json"
         case.save(path)
-        text = (f"RUNTIME ERROR: worker w{w.index} died ({why}) while running this case\n"
-                f"log: {run_dir / f'w{w.index}.r{w.round}.log'}\n")
+        text = (f"RUNTIME ERROR: worker w{slot.index} died ({why}) while running this case\n"
+                f"log: {run_dir / f'w{slot.index}.r{slot.round}.log'}\n")
         (findings_dir / f"{case.digest}.txt").write_text(
             text + "replay: " + replay_command(path, spec, profile, device, known_path, domain_file) + "\n")
         if not dead_findings:
             dead_at[0] = time.monotonic() - start
         signature = f"worker died ({why.split(' without')[0]})"  # (the group of every such death)
         dead_findings.append(Finding(case, signature, [f"worker died ({why})"], signature, None, text, path))
-        return why
+        return why, True
+
+    def worker_ended(slot, code, ran):
+        """None where the worker is done, else why it stopped early (qcheck.supervise)."""
+        result_file = run_dir / f"w{slot.index}.result.json"
+        (run_dir / f"w{slot.index}.status.json").unlink(missing_ok=True)
+        if result_file.exists():
+            r = json.loads(result_file.read_text())
+            result_file.unlink()
+            results[(slot.index, slot.round)] = r
+            if r["stopped"].startswith("a CUDA error") and per_worker is None:
+                return Ended("a CUDA error", artifact=True)  # its findings hold the case
+            return None
+        if (run_dir / "stop").exists():
+            return None
+        why, saved = triage_death(slot, code)
+        return Ended(why, artifact=saved) if per_worker is None else None
 
     results = {}
     dead_at = [None]
     last_print = start
-    for w in pool:
-        launch(w)
+    supervisor = Supervisor(run_dir, workers, deadline, start_worker, worker_ended)
     if progress:
         print(f"qcheck.fuzz: {workers} workers on {spec}" + (f"; {daemons.note}" if on_cuda else ""),
               file=sys.stderr)
     try:
-        while any(not w.done for w in pool):
+        while supervisor.poll():
             time.sleep(POLL_SECONDS)
             now = time.monotonic()
             total_findings = sum(len(r["findings"]) for r in results.values()) + len(dead_findings)
             if now >= deadline + STOP_GRACE_SECONDS or total_findings >= max_findings:
                 (run_dir / "stop").touch()
-            for w in pool:
-                if w.done or w.process.poll() is None:
-                    if not w.done and now >= deadline + STOP_GRACE_SECONDS + 10:
-                        w.process.kill()
-                    continue
-                code = w.process.returncode
-                result_file = run_dir / f"w{w.index}.result.json"
-                why = None
-                (run_dir / f"w{w.index}.status.json").unlink(missing_ok=True)
-                if result_file.exists():
-                    r = json.loads(result_file.read_text())
-                    result_file.unlink()
-                    results[(w.index, w.round)] = r
-                    if r["stopped"].startswith("a CUDA error"):
-                        why = "a CUDA error"
-                elif not (run_dir / "stop").exists():
-                    why = triage_death(w, code)
-                time_left = deadline - time.monotonic() > 2 and per_worker is None
-                if why and time_left and not (run_dir / "stop").exists():
-                    w.quick_failures = w.quick_failures + 1 if time.monotonic() - w.started < 5 else 0
-                    if w.quick_failures >= QUICK_FAILURES:
-                        result.restarts.append((w.index, f"{why}; given up after {QUICK_FAILURES} quick failures"))
-                        w.done = True
-                        continue
-                    result.restarts.append((w.index, why))
-                    launch(w)
-                else:
-                    w.done = True
+            if now >= deadline + STOP_GRACE_SECONDS + 10:
+                supervisor.stop(grace=0)
             if now - start - result.timeline[-1][0] >= 2:
                 result.timeline.append((now - start, _totals(run_dir, workers, results.values(), 0)[0]))
             if progress and now - last_print >= 10:
                 _progress(run_dir, workers, now - start, results.values(), len(dead_findings))
                 last_print = now
     finally:
-        (run_dir / "stop").touch()
-        for w in pool:
-            if w.process is not None and w.process.poll() is None:
-                try:
-                    w.process.wait(timeout=STOP_GRACE_SECONDS)
-                except subprocess.TimeoutExpired:
-                    w.process.send_signal(signal.SIGKILL)
+        supervisor.stop(grace=STOP_GRACE_SECONDS, signal_first=False)
         daemons.stop()
+    result.restarts = supervisor.restarts
     result.seconds = time.monotonic() - start
     seen_paths = set()
     for (index, _), r in sorted(results.items()):

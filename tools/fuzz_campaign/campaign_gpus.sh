@@ -32,14 +32,15 @@ uses_cuda=0
 for b in "${fused_backends[@]}"; do [[ $b == cuda-* ]] && uses_cuda=1; done
 
 # The MPS rules live in one place, python/qcheck/mps.py (the Python door's
-# workers follow the same), as does the JUnit writer (junit.py): run here as
-# scripts, from the python/ folder next to this file in the bundle or the
-# repository's.
+# workers follow the same), as do the workers' restart rules (supervise.py)
+# and the JUnit writer (junit.py): run here as scripts, from the python/
+# folder next to this file in the bundle or the repository's.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 qcheck_py=""
 for m in "$here/python/qcheck" "$here/../../python/qcheck"; do
   [ -f "$m/mps.py" ] && qcheck_py=$(cd "$m" && pwd) && break
 done
+[ -n "$qcheck_py" ] || fail_setup "python/qcheck is missing (next to $here or in the repository)"
 mps_py=$qcheck_py/mps.py
 own_mps=()  # GPUs with an MPS daemon of ours
 existing_mps=""
@@ -50,7 +51,6 @@ stop_mps() {
 trap stop_mps EXIT
 mps_note="no GPU"
 if [ ${#gpus[@]} -gt 0 ] && [ $uses_cuda -eq 1 ]; then
-  [ -n "$qcheck_py" ] || fail_setup "python/qcheck/mps.py is missing (next to $here or in the repository)"
   eval "$(python3 "$mps_py" start "$work/mps" "${QCHECK_FUZZ_MPS:-auto}" "${gpus[@]}")"
   [ "$existing_mps" = 1 ] && gpus=("${gpus[0]}")
   [ "$existing_mps" = 1 ] || existing_mps=""

@@ -49,7 +49,7 @@
 # below this much free disk, default 256), QCHECK_FUZZ_SEED (first libFuzzer
 # seed, default 1), QCHECK_FUZZ_MAX_FINDINGS (a worker stops after this many
 # findings: a broken kernel fails nearly every input, and each finding costs
-# a restart; default 25; CUDA runtime errors do not count, see worker()),
+# a restart; default 25; CUDA runtime errors do not count, see python/qcheck/supervise.py),
 # QCHECK_FUZZ_MAX_REPLAYS (artifacts replayed per backend, default 300),
 # QCHECK_FUZZ_MINIMIZE_SECONDS (budget per finding
 # group, 0 for none; default 30), CUDA_VISIBLE_DEVICES (the GPUs to use).
@@ -208,97 +208,52 @@ fuzzer_args() {  # i
   printf '%s\n' "${args[@]}"
 }
 
-# A worker: libFuzzer in a loop until the time is up or the campaign stops.
-# Environment per worker: its status file and, on a GPU, either the MPS
-# pipe of its GPU (clients of an MPS daemon must not set
-# CUDA_VISIBLE_DEVICES: the daemon's own decides) or CUDA_VISIBLE_DEVICES.
-worker() {  # i
-  local i=$1 t=${worker_target[$1]} b=${worker_backend[$1]} g=${worker_gpu[$1]}
-  local round=0 quick_failures=0 counted=0 prefix
-  prefix="$work/$t/artifacts/w$i.${b:-$t}."
-  mapfile -t args < <(fuzzer_args "$i")
-  while [ ! -e "$work/run/stop" ] && [ $SECONDS -lt $((deadline - 2)) ]; do
-    round=$((round + 1))
-    local before after began status
-    before=$(ls "$work/$t/artifacts" 2>/dev/null | grep -c "^w$i\\.")
-    began=$SECONDS
-    (
-      export QCHECK_STATUS_FILE="$work/status/w$i.r$round"
-      if [ -n "$g" ]; then
-        if has_own_mps "$g"; then
-          unset CUDA_VISIBLE_DEVICES
-          export CUDA_MPS_PIPE_DIRECTORY=$work/mps/gpu$g/pipe CUDA_MPS_LOG_DIRECTORY=$work/mps/gpu$g/log
-        elif [ -z "${existing_mps:-}" ]; then
-          export CUDA_VISIBLE_DEVICES=$g
-        fi
+# The workers: libFuzzer processes restarted until the time is up, by the
+# rules the Python door's workers follow too (python/qcheck/supervise.py,
+# run here as a script: a finding's input leaves the corpus, a worker
+# stops after QCHECK_FUZZ_MAX_FINDINGS findings, one that cannot start is
+# given up after 30 quick failures; reasons in run/wI.restarts). Each
+# worker's command and environment are files: run/wI.args, run/wI.env.
+# On a GPU a worker gets either the MPS pipe of its GPU (clients of an MPS
+# daemon must not set CUDA_VISIBLE_DEVICES: the daemon's own decides) or
+# CUDA_VISIBLE_DEVICES.
+for ((i = 0; i < nworkers; i++)); do
+  t=${worker_target[$i]} g=${worker_gpu[$i]}
+  {
+    [ "$t" != fused_q ] && [ -n "$nice_cpu_targets" ] && printf '%s\n' $nice_cpu_targets
+    printf '%s\n' "$bin/${t}_fuzzer"
+    fuzzer_args "$i"
+    printf '%s\n' '-seed={seed}' '-max_total_time={seconds}' \
+      "-artifact_prefix=$work/$t/artifacts/w$i.${worker_backend[$i]:-$t}." "$work/$t/corpus"
+  } >"$work/run/w$i.args"
+  {
+    echo "QCHECK_STATUS_FILE=$work/status/w$i.r{round}"
+    if [ -n "$g" ]; then
+      if has_own_mps "$g"; then
+        echo "-CUDA_VISIBLE_DEVICES"
+        echo "CUDA_MPS_PIPE_DIRECTORY=$work/mps/gpu$g/pipe"
+        echo "CUDA_MPS_LOG_DIRECTORY=$work/mps/gpu$g/log"
+      elif [ -z "${existing_mps:-}" ]; then
+        echo "CUDA_VISIBLE_DEVICES=$g"
       fi
-      priority=""
-      [ "$t" = fused_q ] || priority=$nice_cpu_targets
-      exec $priority "$bin/${t}_fuzzer" "${args[@]}" -seed=$((seed0 + 1000 * round + i)) \
-        -max_total_time=$((deadline - SECONDS)) -artifact_prefix="$prefix" "$work/$t/corpus"
-    ) >"$work/logs/w$i.r$round.log" 2>&1 &
-    echo $! >"$work/run/w$i.pid"
-    wait $!
-    status=$?
-    [ $status -eq 0 ] && break  # its time is up
-    [ -e "$work/run/stop" ] && break
-    after=$(ls "$work/$t/artifacts" 2>/dev/null | grep -c "^w$i\\.")
-    if [ "$after" -gt "$before" ]; then
-      quick_failures=0
-      # A CUDA runtime error may be an other worker's fault (under MPS every
-      # client of the GPU gets it, and nothing says whose it was): it does
-      # not count toward the cap, or a faulting kernel would retire the
-      # correct ones. The triage tells them apart afterwards.
-      if grep -q '^RUNTIME ERROR: .*cuda' "$work/logs/w$i.r$round.log"; then
-        echo "finding exit $status (a CUDA runtime error)" >>"$work/run/w$i.restarts"
-      else
-        echo "finding exit $status" >>"$work/run/w$i.restarts"
-        counted=$((counted + 1))
-      fi
-      if [ "$counted" -ge "$max_findings" ]; then
-        echo "stopped after $counted findings (QCHECK_FUZZ_MAX_FINDINGS = $max_findings)" >>"$work/run/w$i.restarts"
-        break
-      fi
-      # The input that ended it leaves the shared corpus (see copy_seeds).
-      local a
-      for a in "$work/$t/artifacts/w$i."*; do rm -f "$work/$t/corpus/${a##*-}"; done
-    else
-      # Stopped without an artifact: it could not start (an MPS server
-      # still recovering from an other client's fault refuses new clients).
-      echo "no artifact exit $status after $((SECONDS - began))s" >>"$work/run/w$i.restarts"
-      if [ $((SECONDS - began)) -lt 5 ]; then quick_failures=$((quick_failures + 1)); else quick_failures=0; fi
-      if [ $quick_failures -ge 30 ]; then
-        echo "gave up after 30 quick failures (log $work/logs/w$i.r$round.log)" >>"$work/run/w$i.restarts"
-        break
-      fi
-      sleep $((quick_failures < 5 ? 1 : 5))
     fi
-  done
-  rm -f "$work/run/w$i.pid"
-}
+  } >"$work/run/w$i.env"
+done
 
 say "${minutes} min, mode $mode, ${nworkers} workers: ${fused_workers} fused_q over ${fused_backends[*]}, 1 numerics, 1 case_decode${nice_cpu_targets:+ (these two at nice 19)}"
 say "GPUs: ${gpus[*]:-none}; $mps_note"
 say "work folder $work (workers.tsv, logs/, */artifacts/)"
-worker_pids=()
-for ((i = 0; i < nworkers; i++)); do
-  worker "$i" &
-  worker_pids+=($!)
-done
+python3 "$qcheck_py/supervise.py" libfuzzer "$work/run" "$(($(date +%s) + deadline - SECONDS))" "$seed0" \
+  "$max_findings" "$nworkers" >"$work/logs/supervisor.log" 2>&1 &
+supervisor_pid=$!
 
 stop_workers() {
-  touch "$work/run/stop"
-  local f pid
-  for f in "$work"/run/w*.pid; do
-    [ -f "$f" ] && pid=$(cat "$f") && kill -TERM "$pid" 2>/dev/null
-  done
-  for _ in $(seq 1 20); do
-    local alive=0
-    for pid in "${worker_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-    [ $alive -eq 0 ] && return
+  kill -TERM "$supervisor_pid" 2>/dev/null  # it stops every worker: SIGTERM, SIGKILL after 10 s
+  for _ in $(seq 1 30); do
+    kill -0 "$supervisor_pid" 2>/dev/null || break
     sleep 0.5
   done
-  for f in "$work"/run/w*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
+  kill -KILL "$supervisor_pid" 2>/dev/null
   wait 2>/dev/null
 }
 
@@ -360,9 +315,7 @@ while [ $SECONDS -lt $deadline ] && [ -z "$interrupted" ]; do
     new_finding=$(first_new_finding)
     [ -n "$new_finding" ] && break
   fi
-  alive=0
-  for pid in "${worker_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-  [ $alive -eq 1 ] || { say "every worker has stopped"; break; }
+  kill -0 "$supervisor_pid" 2>/dev/null || { say "every worker has stopped"; break; }
   if [ $((SECONDS - last_print)) -ge 15 ]; then
     line=$(printf '[%02d:%02d]' $(((SECONDS - start_time) / 60)) $(((SECONDS - start_time) % 60)))
     for t in fused_q numerics case_decode; do
