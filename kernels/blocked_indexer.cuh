@@ -105,7 +105,7 @@ __device__ __forceinline__ void rope_indexer_chunk(const FusedQArgs& a, const In
     float cos[4], sin[4];
     load_cache4_vector<kCache>(cache, cache_start + plan.cos_index, cos);
     load_cache4_vector<kCache>(cache, cache_start + plan.sin_index, sin);
-    rope_interleaved_chunk(x, cos, sin, rotated);
+    rope_interleaved_chunk(x, cos, sin, rotated, kIndexerTermsUnfused, kIndexerTermsUnfused);
   } else {
     float partner[8], cos[8], sin[8];
     f32_from_bf16x8(plan.partner_raw, partner);
@@ -113,7 +113,7 @@ __device__ __forceinline__ void rope_indexer_chunk(const FusedQArgs& a, const In
     load_cache4_vector<kCache>(cache, cache_start + plan.cos_index + 4, cos + 4);
     load_cache4_vector<kCache>(cache, cache_start + plan.sin_index, sin);
     load_cache4_vector<kCache>(cache, cache_start + plan.sin_index + 4, sin + 4);
-    rope_neox_chunk(x, partner, cos, sin, plan.minus, rotated);
+    rope_neox_chunk(x, partner, cos, sin, plan.minus, rotated, kIndexerTermsUnfused);
   }
 #pragma unroll
   for (int e = 0; e < 8; ++e) out[e] = plan.rope ? rotated[e] : x[e];
@@ -162,7 +162,7 @@ __device__ __forceinline__ void indexer_chunk(const FusedQArgs& a, const KernelP
     const float xp = load_bf16(in + partner);
     const float c = load_cache_value(a.indexer_cache, cache_start + index);
     const float s = load_cache_value(a.indexer_cache, cache_start + half + index);
-    out[0] = rope_term(x, c, minus ? -xp : xp, s);
+    out[0] = rope_term(x, c, minus ? -xp : xp, s, kIndexerTermsUnfused);
   }
 }
 
@@ -201,7 +201,7 @@ __device__ void indexer_rows(const KernelParams& p, int64_t first_token, int64_t
     for (int rr = 0; rr < ROWS; ++rr) {
       const int64_t t = first_token + row_base + rr * kTeams;
       live[rr] = token_live<kGuardTail>(a, t);
-      amax[rr] = 0.0f;
+      amax[rr] = amax_start();
       weight[rr] = 0.0f;
       if (!live[rr]) continue;
       const int64_t position = __ldg(a.positions + t);
@@ -265,7 +265,7 @@ __device__ void indexer_rows_two_pass(const KernelParams& p, int64_t first_token
     const uint16_t* in = input_row<uint16_t>(a.index_q, t, head);
     const int64_t cache_start =
         cache_row(a.positions, t, p.indexer_cache_last_row) * a.indexer_cache.row_stride;
-    float amax = 0.0f;
+    float amax = amax_start();
 #pragma unroll 1
     for (int j0 = lane * V; j0 < D; j0 += 32 * V) {
       float values[V];

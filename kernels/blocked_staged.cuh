@@ -123,7 +123,7 @@ __device__ void mqa_task_staged(const KernelParams& p, int64_t first_token, int6
     shared_bf16x8(stage.data + r * 2 * R + 2 * j0, x);
     shared_cache4(stage.cache + r * cache_row_bytes, f32_cache, j0 / 2, cos);
     shared_cache4(stage.cache + r * cache_row_bytes, f32_cache, R / 2 + j0 / 2, sin);
-    rope_interleaved_chunk(x, cos, sin, out);
+    rope_interleaved_chunk(x, cos, sin, out, mqa_r1_unfused(fp8));
     store_mqa_chunk(a, fp8, q_scale, mqa_out_offset(a, first_token + r, head, j0), out);
   }
 }
@@ -142,7 +142,7 @@ __device__ __forceinline__ void staged_indexer_chunk(const uint8_t* data, const 
     float cos[4], sin[4];
     shared_cache4(cs, f32_cache, j0 / 2, cos);
     shared_cache4(cs, f32_cache, half + j0 / 2, sin);
-    rope_interleaved_chunk(x, cos, sin, v);
+    rope_interleaved_chunk(x, cos, sin, v, kIndexerTermsUnfused, kIndexerTermsUnfused);
   } else {
     const bool minus = j0 < half;
     const int index = minus ? j0 : j0 - half;
@@ -152,7 +152,7 @@ __device__ __forceinline__ void staged_indexer_chunk(const uint8_t* data, const 
     shared_cache4(cs, f32_cache, index + 4, cos + 4);
     shared_cache4(cs, f32_cache, half + index, sin);
     shared_cache4(cs, f32_cache, half + index + 4, sin + 4);
-    rope_neox_chunk(x, partner, cos, sin, minus, v);
+    rope_neox_chunk(x, partner, cos, sin, minus, v, kIndexerTermsUnfused);
   }
 }
 
@@ -189,7 +189,7 @@ __device__ void indexer_task_staged(const KernelParams& p, int64_t first_token, 
     const uint8_t* data = stage.data + r * 2 * D;
     const uint8_t* cs = stage.cache + r * cache_row_bytes;
     float v[2][8];
-    float amax = 0.0f;
+    float amax = amax_start();
 #pragma unroll
     for (int k = 0; k < 2; ++k) {
       if (!live || j0[k] >= D) continue;

@@ -99,7 +99,7 @@ __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t hea
 #pragma unroll
         for (int e = 0; e < 8; ++e) r[e] = rope_term(x[e], cos[e % 4], e < 4 ? -x[e + 4] : x[e - 4], sin[e % 4]);
       } else {
-        rope_interleaved_chunk(x, cos, sin, r);
+        rope_interleaved_chunk(x, cos, sin, r, mqa_r1_unfused(fp8));
       }
       store_mqa_chunk(a, fp8, q_scale, out, r);
       planted_weight_write(a, t, head);
@@ -118,7 +118,7 @@ __device__ void mqa_task(const KernelParams& p, int64_t first_token, int64_t hea
     const int64_t cache_start = cache_row(a.positions, t, p.mqa_cache_last_row) * a.mqa_cache.row_stride;
     const float c = load_cache_value(a.mqa_cache, cache_start + j / 2);
     const float s = load_cache_value(a.mqa_cache, cache_start + half + j / 2);
-    const float r = rope_term(x, c, (j & 1) == 0 ? -partner : partner, s);
+    const float r = rope_term(x, c, (j & 1) == 0 ? -partner : partner, s, (j & 1) == 0 && mqa_r1_unfused(fp8));
     const int64_t out = mqa_out_offset(a, t, head, j);
     if (fp8) {
       store_e4m3(static_cast<uint8_t*>(a.query_out.data) + out, divide(r, q_scale));

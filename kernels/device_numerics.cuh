@@ -52,13 +52,24 @@ __device__ __forceinline__ uint16_t planted_e4m3(uint16_t code, float value) {
   if constexpr (planted::is(planted::kNanSignKept)) {
     if (isnan(value) && signbit(value)) return 0xFF;
   }
+  if constexpr (planted::is(planted::kE4m3TiesAway)) {
+    // A tie of the normal range: the 20 f32 mantissa bits below e4m3's 3
+    // are exactly 100..0. RNE took the lower neighbour where bit 20 is 0.
+    const uint32_t bits = __float_as_uint(value);
+    const int exponent = static_cast<int>((bits >> 23) & 0xFFu) - 127;
+    if (exponent >= -6 && exponent <= 8 && (bits & 0xFFFFFu) == 0x80000u && (bits & 0x100000u) == 0 &&
+        (code & 0x7Fu) < 0x7Eu) {
+      return static_cast<uint16_t>(code + 1);
+    }
+  }
   return code;
 }
 
 __device__ __forceinline__ uint16_t e4m3x2_from_f32(float high, float low) {
   uint16_t codes;
   asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(codes) : "f"(high), "f"(low));
-  if constexpr (planted::is(planted::kNonSaturatingE4m3) || planted::is(planted::kNanSignKept)) {
+  if constexpr (planted::is(planted::kNonSaturatingE4m3) || planted::is(planted::kNanSignKept) ||
+                planted::is(planted::kE4m3TiesAway)) {
     codes = static_cast<uint16_t>(planted_e4m3(codes & 0xFFu, low) | (planted_e4m3(codes >> 8, high) << 8));
   }
   return codes;
@@ -77,7 +88,12 @@ __device__ __forceinline__ uint32_t e4m3x4_from_f32(float v0, float v1, float v2
 // fma(a, c, RN(b*s)). The sign of the formula is already folded into b
 // (reference/rope.h), so for r1 = x1*c - x2*s the caller passes b = -x2;
 // RN((-x2)*s) == -RN(x2*s) because rounding to nearest is symmetric.
-__device__ __forceinline__ float rope_term(float a, float c, float b, float s) {
+// `unfused`: a call site of the planted contraction twins (kIndexerUnfused,
+// kMqaFp8R1Unfused) under its bug; a constant false in every other build.
+__device__ __forceinline__ float rope_term(float a, float c, float b, float s, bool unfused = false) {
+  if constexpr (planted::is(planted::kIndexerUnfused) || planted::is(planted::kMqaFp8R1Unfused)) {
+    if (unfused) return __fadd_rn(__fmul_rn(a, c), __fmul_rn(b, s));
+  }
   if constexpr (planted::is(planted::kSinSignFlipped)) return __fmaf_rn(a, c, __fmul_rn(-b, s));
   if constexpr (planted::is(planted::kFtzSubnormals)) {
     const float r = __fmaf_rn(a, c, __fmul_rn(b, s));
@@ -88,6 +104,17 @@ __device__ __forceinline__ float rope_term(float a, float c, float b, float s) {
 
 // Running amax that ignores NaN lanes: fmaxf is IEEE maxNum, which returns
 // the other operand when one is NaN (reference/ue8m0.h row_amax).
+// The planted contraction twins' call sites: the indexer's terms, and the fp8 path's MQA r1 terms.
+constexpr bool kIndexerTermsUnfused = planted::is(planted::kIndexerUnfused);
+__device__ __forceinline__ bool mqa_r1_unfused(bool fp8) { return planted::is(planted::kMqaFp8R1Unfused) && fp8; }
+
+// Where a row's amax starts: 0, or under kNanRowScaleNan NaN (fmaxf then
+// keeps NaN only where every element is NaN, as a max started from the
+// first element does).
+__device__ __forceinline__ float amax_start() {
+  return planted::is(planted::kNanRowScaleNan) ? __uint_as_float(0x7FFFFFFFu) : 0.0f;
+}
+
 __device__ __forceinline__ float amax_step(float amax, float value) {
   return fmaxf(amax, fabsf(value));
 }
@@ -135,6 +162,9 @@ __device__ __forceinline__ float ue8m0_scale_from_amax(float amax) {
                 planted::is(planted::kEps1e10) || planted::is(planted::kFloorOnScale) ||
                 planted::is(planted::kScaleFloor)) {
     return planted_scale_from_amax(amax);
+  }
+  if constexpr (planted::is(planted::kNanRowScaleNan)) {
+    if (isnan(amax)) return amax;  // amax < 1e-4f ? 1e-4f : amax keeps the NaN
   }
   const uint32_t bits = __float_as_uint(fmaxf(amax, 1e-4f));
   if (bits >= 0x7F800000u) return __uint_as_float(bits);  // +Inf

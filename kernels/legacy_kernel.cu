@@ -42,7 +42,7 @@ __device__ void mqa_head(const KernelParams& p, int64_t t, int64_t head) {
     const float x2 = load_bf16(in + 2 * i + 1);
     const float c = load_cache_value(a.mqa_cache, cache_start + i);
     const float s = load_cache_value(a.mqa_cache, cache_start + half + i);
-    const float r1 = rope_term(x1, c, -x2, s);
+    const float r1 = rope_term(x1, c, -x2, s, mqa_r1_unfused(a.query_path == QueryPath::kFp8Packed));
     const float r2 = rope_term(x2, c, x1, s);
     if (a.query_path == QueryPath::kFp8Packed) {
       uint8_t* dst = static_cast<uint8_t*>(a.query_out.data) + out + 2 * i;
@@ -66,7 +66,7 @@ __device__ void indexer_head(const KernelParams& p, int64_t t, int64_t head) {
   const int64_t cache_start =
       cache_row(a.positions, t, p.indexer_cache_last_row) * a.indexer_cache.row_stride;
   float v[kPerLane];
-  float amax = 0.0f;
+  float amax = amax_start();
 #pragma unroll
   for (int k = 0; k < kPerLane; ++k) {
     const int64_t j = threadIdx.x + k * kWarp;
@@ -82,7 +82,7 @@ __device__ void indexer_head(const KernelParams& p, int64_t t, int64_t head) {
       const float xp = load_bf16(in + partner);
       const float c = load_cache_value(a.indexer_cache, cache_start + index);
       const float s = load_cache_value(a.indexer_cache, cache_start + half + index);
-      v[k] = rope_term(x, c, minus ? -xp : xp, s);
+      v[k] = rope_term(x, c, minus ? -xp : xp, s, kIndexerTermsUnfused);
     }
     amax = amax_step(amax, v[k]);
   }

@@ -65,9 +65,15 @@ enum Bug : int {
   kStagedCacheRowBytes = 32,  // staged MQA task: cache rows taken as 4 bytes per value whatever the cache
                               // dtype (only a bf16 mqa_cache on the staged path shows it)
   kWeightsOutTruncated = 33,  // a bf16 index_weights_out truncated instead of rounded (only that dtype)
+  // Rules that only some values decide (the recipes nan-rows, contraction and ties reach them):
+  kIndexerUnfused = 34,      // indexer RoPE terms RN(RN(a*c) + RN(b*s)) instead of the FMA (f32 indexer caches only)
+  kMqaFp8R1Unfused = 35,     // fp8 path: MQA r1 terms without the FMA (f32 mqa caches only)
+  kE4m3TiesAway = 36,        // e4m3 conversions round a tie in the normal range away from zero, not to even
+  kNanRowScaleNan = 37,      // the amax starts from NaN (as from the row's first element) and the floor is
+                             // amax < 1e-4 ? 1e-4 : amax: an all-NaN indexer row gets scale NaN
   // A harmless twin: must NOT be reported.
   kTwinCopyWhenAliased = 31,  // under the exact alias, ql_nope is copied onto itself anyway
-  kBugCount = 34,
+  kBugCount = 38,
 };
 
 constexpr int kBug = QCHECK_PLANTED_BUG;

@@ -12,12 +12,14 @@ namespace qcheck::cuda::device {
 // Interleaved (GPT-J) pairs (2i, 2i+1) inside one chunk:
 //   r_2i = x_2i*c_i - x_2i+1*s_i,  r_2i+1 = x_2i+1*c_i + x_2i*s_i.
 // cos[i], sin[i] belong to the chunk's pair i.
+// unfused_minus / unfused_plus: rope_term's planted flag for r_2i / r_2i+1.
 __device__ __forceinline__ void rope_interleaved_chunk(const float x[8], const float cos[4],
-                                                       const float sin[4], float out[8]) {
+                                                       const float sin[4], float out[8],
+                                                       bool unfused_minus = false, bool unfused_plus = false) {
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    out[2 * i] = rope_term(x[2 * i], cos[i], -x[2 * i + 1], sin[i]);
-    out[2 * i + 1] = rope_term(x[2 * i + 1], cos[i], x[2 * i], sin[i]);
+    out[2 * i] = rope_term(x[2 * i], cos[i], -x[2 * i + 1], sin[i], unfused_minus);
+    out[2 * i + 1] = rope_term(x[2 * i + 1], cos[i], x[2 * i], sin[i], unfused_plus);
   }
 }
 
@@ -38,10 +40,10 @@ __device__ __forceinline__ void load_interleaved_cos_sin(const CacheView& cache,
 // j0 - h + e).
 __device__ __forceinline__ void rope_neox_chunk(const float x[8], const float partner[8],
                                                 const float cos[8], const float sin[8], bool minus,
-                                                float out[8]) {
+                                                float out[8], bool unfused = false) {
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
-    out[e] = rope_term(x[e], cos[e], minus ? -partner[e] : partner[e], sin[e]);
+    out[e] = rope_term(x[e], cos[e], minus ? -partner[e] : partner[e], sin[e], unfused);
   }
 }
 

@@ -84,6 +84,7 @@ class BlockedModel {
   float cache_at(const CacheView& cache, int64_t position, int64_t column) const;
   uint16_t to_bf16(float value) const;
   uint8_t to_e4m3(float value) const;
+  uint8_t to_e4m3_ties(float value, bool ties_away) const;
   float flushed(float value) const;
   float product(float a, float b) const;
   float quotient(float x, float divisor) const;
@@ -127,6 +128,23 @@ uint8_t BlockedModel::to_e4m3(float value) const {
     return spec::e4m3_from_f32(value, E4m3Overflow::kNan);
   }
   return spec::e4m3_from_f32(value, p_.e4m3_overflow);
+}
+
+// to_e4m3, or with ties_away a value exactly halfway between two codes
+// goes to the one of larger magnitude (not to the even one).
+uint8_t BlockedModel::to_e4m3_ties(float value, bool ties_away) const {
+  const uint8_t code = to_e4m3(value);
+  if (!ties_away || std::isnan(value) || (code & 0x7F) >= 0x7E) return code;
+  const float near = spec::f32_from_e4m3(code), far = spec::f32_from_e4m3(static_cast<uint8_t>(code + 1));
+  const bool tie_went_down = std::fabs(near) < std::fabs(value) && value - near == far - value;
+  return tie_went_down ? static_cast<uint8_t>(code + 1) : code;
+}
+
+// bf16 of value with ties away from zero: a tie's low half is exactly 0x8000.
+uint16_t bf16_ties_away(float value) {
+  const uint32_t bits = bits_of(value);
+  if (std::isnan(value) || (bits & 0xFFFFu) != 0x8000u) return spec::bf16_from_f32(value, Bf16Nan::k7FFF);
+  return static_cast<uint16_t>((bits >> 16) + 1);
 }
 
 // The fast-math twin (nvcc --use_fast_math, PTX .ftz): a subnormal fp32
@@ -243,7 +261,8 @@ void BlockedModel::run() const {
 void BlockedModel::mqa_rope_program(int64_t first_token, int64_t tokens, int64_t head) const {
   const int64_t R = a_.rope_dim, half = R / 2;
   const bool fp8 = a_.query_path == QueryPath::kFp8Packed;
-  const Contraction r1_rule = fp8 ? p_.mqa_fp8_r1 : p_.mqa_bf16_r1;
+  const Contraction r1_rule =
+      fp8 ? (planted(PlantedCpuBug::kMqaFp8R1Unfused) ? Contraction::kNone : p_.mqa_fp8_r1) : p_.mqa_bf16_r1;
   const Contraction r2_rule = fp8 ? p_.mqa_fp8_r2 : p_.mqa_bf16_r2;
   const int64_t tail = a_.query_path == QueryPath::kBf16Separate ? 0 : a_.nope_dim;
   const float q_scale = float_from_bits(a_.q_scale_bits);
@@ -262,9 +281,11 @@ void BlockedModel::mqa_rope_program(int64_t first_token, int64_t tokens, int64_t
       const bool minus = rp.minus != planted(PlantedCpuBug::kMqaSinSignFlipped);  // the sin term's sign
       const float r = rope(xj, c, minus ? -xp : xp, s, rp.minus ? r1_rule : r2_rule);
       if (fp8) {
-        element<uint8_t>(a_.query_out, t, head)[tail + j] = to_e4m3(quotient(r, q_scale));
+        element<uint8_t>(a_.query_out, t, head)[tail + j] =
+            to_e4m3_ties(quotient(r, q_scale), planted(PlantedCpuBug::kE4m3TiesAwayMqa));
       } else {
-        element<uint16_t>(a_.query_out, t, head)[tail + j] = to_bf16(r);
+        element<uint16_t>(a_.query_out, t, head)[tail + j] =
+            planted(PlantedCpuBug::kBf16TiesAwayMqa) ? bf16_ties_away(r) : to_bf16(r);
       }
     }
   }
@@ -308,7 +329,10 @@ void BlockedModel::indexer_program(int64_t first_token, int64_t tokens, int64_t 
       const float xp = loads ? spec::f32_from_bf16(x[rp.partner]) : 0.0f;
       const float c = loads ? cache_at(a_.indexer_cache, position, rp.column) : 0.0f;
       const float s = loads ? cache_at(a_.indexer_cache, position, half + rp.column) : 0.0f;
-      row[j] = rope(xj, c, rp.minus ? -xp : xp, s, rp.minus ? p_.indexer_minus : p_.indexer_plus);
+      const Contraction rule = planted(PlantedCpuBug::kIndexerUnfused) ? Contraction::kNone
+                               : rp.minus                                ? p_.indexer_minus
+                                                                         : p_.indexer_plus;
+      row[j] = rope(xj, c, rp.minus ? -xp : xp, s, rule);
       // The bf16 twin stores the RoPE'd row in bf16 and reads it back.
       if (planted(PlantedCpuBug::kBf16BeforeQuant)) {
         row[j] = spec::f32_from_bf16(spec::bf16_from_f32(row[j], p_.bf16_nan));
@@ -316,10 +340,16 @@ void BlockedModel::indexer_program(int64_t first_token, int64_t tokens, int64_t 
     }
     // The block-wide max reduction (maxnum: NaN lanes ignored).
     float scale = spec::ue8m0_scale(spec::row_amax(row, D), ceiling, scale_floor);
+    // The NaN twin: a max that starts from row[0] is NaN only for an all-NaN
+    // row, and a floor written as amax < 1e-4 ? 1e-4 : amax keeps that NaN.
+    if (planted(PlantedCpuBug::kNanRowScaleNan) && std::all_of(row, row + D, [](float v) { return std::isnan(v); })) {
+      scale = float_from_bits(0x7FFFFFFFu);
+    }
     // The floor twin keeps s0's exponent: 2^floor(log2 s0), +Inf stays +Inf.
     if (planted(PlantedCpuBug::kFloorScale)) scale = float_from_bits(bits_of(scale) & kF32ExponentMask);
     uint8_t* codes = element<uint8_t>(a_.index_q_fp8, t, head);
-    for (int64_t j = 0; j < D; ++j) codes[j] = to_e4m3(quotient(row[j], scale));
+    const bool ties_away = planted(PlantedCpuBug::kE4m3TiesAwayIndexer);
+    for (int64_t j = 0; j < D; ++j) codes[j] = to_e4m3_ties(quotient(row[j], scale), ties_away);
 
     const int64_t w_in = t * a_.index_weights.token_stride + head * weight_column_stride;
     float w = 0.0f;
@@ -358,7 +388,8 @@ void BlockedModel::nope_pack_program(int64_t first_token, int64_t tokens, int64_
     const uint16_t* nope = element<const uint16_t>(a_.ql_nope, t, head);
     if (a_.query_path == QueryPath::kFp8Packed) {
       uint8_t* out = element<uint8_t>(a_.query_out, t, head);
-      for (int64_t l = 0; l < L; ++l) out[l] = to_e4m3(quotient(spec::f32_from_bf16(nope[l]), q_scale));
+      const bool ties_away = planted(PlantedCpuBug::kE4m3TiesAwayMqa);
+      for (int64_t l = 0; l < L; ++l) out[l] = to_e4m3_ties(quotient(spec::f32_from_bf16(nope[l]), q_scale), ties_away);
     } else {
       uint16_t* out = element<uint16_t>(a_.query_out, t, head);
       for (int64_t l = 0; l < L; ++l) out[l] = nope[l];

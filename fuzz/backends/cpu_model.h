@@ -44,6 +44,13 @@ enum class PlantedCpuBug {
   kOddHeadsDropLast,     // MQA programs of two heads (H / 2 of them): with odd H the last head is never written
   kHasIndexerIgnored,    // has_indexer false: the indexer's loads are masked to 0 but its stores still run
   kMqaGridSizedByNi,     // grid sized by NI, 2 MQA heads a program: heads >= 2*NI unwritten (all, if no indexer)
+  // Below: rules that only some values decide (issue 27's recipes aim at them).
+  kIndexerUnfused,       // indexer RoPE terms RN(RN(a*c) + RN(b*s)): no FMA (the profile fuses the cos product)
+  kMqaFp8R1Unfused,      // fp8 path, MQA r1 terms without the FMA (r2 and the bf16 paths as the profile says)
+  kE4m3TiesAwayIndexer,  // indexer codes round ties away from zero instead of to even
+  kE4m3TiesAwayMqa,      // fp8 path: query_out codes (nope and rope) round ties away from zero
+  kBf16TiesAwayMqa,      // bf16 paths: the RoPE'd q_pe rounds ties away from zero
+  kNanRowScaleNan,       // an all-NaN indexer row's scale is NaN, not the 1e-4 floor's (amax < 1e-4 ? 1e-4 : amax)
 };
 
 struct PlantedCpuBugInfo {

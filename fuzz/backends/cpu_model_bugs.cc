@@ -65,6 +65,20 @@ const std::vector<PlantedCpuBugInfo>& planted_cpu_bugs() {
        "the head axis of the grid is sized by NI with two MQA heads a program: MQA heads >= 2 * NI "
        "(every head without an indexer) are never written",
        true},
+      // Rules that only some values decide: the recipes nan-rows, contraction and ties reach them.
+      {PlantedCpuBug::kIndexerUnfused, "bug-indexer-unfused",
+       "indexer RoPE terms without the FMA, RN(RN(a*c) + RN(b*s)), where the profile fuses the cos product", true},
+      {PlantedCpuBug::kMqaFp8R1Unfused, "bug-mqa-fp8-r1-unfused",
+       "fp8 path: MQA r1 terms without the FMA (r2 and the bf16 paths fused as the profile says)", true},
+      {PlantedCpuBug::kE4m3TiesAwayIndexer, "bug-e4m3-ties-away-indexer",
+       "indexer codes: an e4m3 tie rounds away from zero instead of to even", true},
+      {PlantedCpuBug::kE4m3TiesAwayMqa, "bug-e4m3-ties-away-fp8-query",
+       "fp8 path: query_out's e4m3 ties round away from zero instead of to even", true},
+      {PlantedCpuBug::kBf16TiesAwayMqa, "bug-bf16-ties-away-q-pe",
+       "bf16 paths: the RoPE'd q_pe's bf16 ties round away from zero instead of to even", true},
+      {PlantedCpuBug::kNanRowScaleNan, "bug-nan-row-scale-nan",
+       "an all-NaN indexer row gets scale NaN (amax < 1e-4 ? 1e-4 : amax keeps the NaN), not the floor's",
+       true},
   };
   return list;
 }

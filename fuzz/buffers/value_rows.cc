@@ -5,6 +5,7 @@
 
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
+#include "reference/rope.h"
 #include "reference/row_ops.h"
 
 namespace qcheck {
@@ -128,7 +129,233 @@ void fill_cancellation(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int6
   }
 }
 
+// The output code of an fp32 value in [1, 2) under the target, at scale 1.
+uint32_t final_code(RowTarget target, float r) {
+  return target == RowTarget::kBf16 ? spec::bf16_from_f32(r, Bf16Nan::k7FFF)
+                                    : spec::e4m3_from_f32(r, E4m3Overflow::kSatFinite);
+}
+
+double grid_of(RowTarget target) { return target == RowTarget::kBf16 ? 0x1p-7 : 0x1p-3; }
+
+// Pair (a, b) of rope.h: r_a = x_a*c - x_b*s (a minus term), r_b = x_b*c + x_a*s.
+void pair_elements(const RowRope& rope, int64_t i, int64_t* a, int64_t* b) {
+  const int64_t half = rope.rope_width / 2;
+  *a = rope.style == RopeStyle::kInterleaved ? 2 * i : i;
+  *b = rope.style == RopeStyle::kInterleaved ? 2 * i + 1 : i + half;
+}
+
+// The exponent range of a row's values: the indexer's own scale 2^k comes
+// from an anchor element at 440 * 2^k (amax in (224, 448] * 2^k, so the
+// scale is 2^k), put in the pass-through part or, without one, in pair 0
+// (its partner 0); returns k, or 0 for the other targets.
+int place_anchor(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width, int k, double value,
+                 bool* pair0_used, int64_t* index = nullptr) {
+  *pair0_used = false;
+  if (rope.target != RowTarget::kE4m3RowScale) return 0;
+  const uint16_t anchor = static_cast<uint16_t>(bf16_of(std::ldexp(value, k)) | (rng.one_in(2) ? 0x8000 : 0));
+  int64_t at;
+  if (rope.rope_width < width) {
+    at = rng.between(rope.rope_width, width - 1);
+  } else {
+    int64_t b;
+    pair_elements(rope, 0, &at, &b);
+    out[b] = 0;
+    *pair0_used = true;
+  }
+  out[at] = anchor;
+  if (index != nullptr) *index = at;
+  return k;
+}
+
+// The exponent E of a value to land, after the target's division, in
+// [2^q, 2^(q+1)) with q from lo to hi.
+int target_exponent(Xoshiro256& rng, const RowRope& rope, int row_scale_exponent, int lo, int hi) {
+  switch (rope.target) {
+    case RowTarget::kE4m3QScale: return rope.q_scale_exponent + static_cast<int>(rng.between(lo, hi));
+    case RowTarget::kE4m3RowScale: return row_scale_exponent + static_cast<int>(rng.between(lo, hi));
+    default: return static_cast<int>(rng.between(-8, 8));
+  }
+}
+
+// kContraction: every pair of a contraction cache row gets values whose
+// rounding the FMA pattern decides (ContractionPair); without such a row
+// (a bf16 cache, ql_nope) the cancellation recipe.
+void fill_contraction(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
+  if (rope.contraction == nullptr || rope.target == RowTarget::kNone) {
+    fill_cancellation(rng, rope, out, width);
+    return;
+  }
+  const int k = static_cast<int>(rng.between(-15, 20));
+  fill_noise(rng, rope.target == RowTarget::kE4m3RowScale ? std::ldexp(1.0, k) / 4 : 1.0, out, width);
+  bool pair0_used = false;
+  const int row_k = place_anchor(rng, rope, out, width, k, 440.0, &pair0_used);
+  const double g = grid_of(rope.target);
+  for (int64_t i = pair0_used ? 1 : 0; i < rope.rope_width / 2; ++i) {
+    const ContractionPair& design = rope.contraction[i];
+    int good[64], count = 0;
+    for (int m = 0; m < 64; ++m) {
+      if (design.good_m >> m & 1) good[count++] = m;
+    }
+    if (count == 0) continue;  // noise
+    const double u = 1.0 + design.f0 + good[rng.below(static_cast<uint64_t>(count))] * g;
+    const double sign = rng.one_in(2) ? -1.0 : 1.0;
+    const int e = target_exponent(rng, rope, row_k, -6, 7);
+    // The element whose term decides: the minus term's (a) or the plus term's (b).
+    int64_t a, b;
+    pair_elements(rope, i, &a, &b);
+    const bool minus = rng.one_in(2);
+    const int64_t j = minus ? a : b, partner = minus ? b : a;
+    const double xj = sign * std::ldexp(design.sin_mode ? 1.0 : u, e);
+    const double term_b = sign * std::ldexp(design.sin_mode ? u : 1.0, e);  // the b of a*c + b*s
+    out[j] = bf16_of(xj);
+    out[partner] = bf16_of(minus ? -term_b : term_b);
+  }
+}
+
+// The e4m3 midpoint between the code of magnitude `code` and the next.
+double e4m3_midpoint(int code) {
+  return 0.5 * (spec::f32_from_e4m3(static_cast<uint8_t>(code)) + spec::f32_from_e4m3(static_cast<uint8_t>(code + 1)));
+}
+
+// bf16 bits of a value v such that the row's target rounds RN(v * c) from an
+// exact tie, searched over the 128 mantissas of v's binade from a random
+// start (both parities come up); 0 when none is a tie.
+uint16_t tie_value(Xoshiro256& rng, const RowRope& rope, float c, int scale_exponent, int e, bool* found) {
+  const int start = static_cast<int>(rng.below(128));
+  const double sign = rng.one_in(2) ? -1.0 : 1.0;
+  for (int step = 0; step < 128; ++step) {
+    const uint16_t x = bf16_of(sign * std::ldexp(1.0 + ((start + step) % 128) / 128.0, e));
+    const float r = f32_of_bf16(x) * c;  // exact: two bf16 significands
+    if (!std::isfinite(r) || r == 0) continue;
+    bool tie;
+    if (rope.target == RowTarget::kBf16) {
+      tie = (bits_of(r) & 0xFFFFu) == 0x8000u;
+    } else {
+      const float q = std::ldexp(r, -scale_exponent);
+      const int qe = std::ilogb(q);
+      tie = qe >= -6 && qe <= 8 && (bits_of(q) & 0xFFFFFu) == 0x80000u && std::fabs(q) < 448.0f;
+    }
+    if (tie) {
+      *found = true;
+      return x;
+    }
+  }
+  *found = false;
+  return 0;
+}
+
+// kTies: values whose last rounding is an exact tie (e4m3 or bf16 after the
+// scale), both parities. A tie cache row has s = 0 and c = 1 on even pairs
+// (r = x: the e4m3 midpoints themselves) and c = 1 + m * 2^-7 on odd ones
+// (r = x * c exact in f32: the bf16 ties); the indexer's amax sits at
+// 448 * 2^k or one bf16 ulp either side, k over every binade the scale
+// reaches (2^-22, the floor's, to 2^119).
+void fill_ties(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
+  if (rope.target == RowTarget::kNone) {
+    fill_noise(rng, 1.0, out, width);
+    return;
+  }
+  int scale_exponent = rope.q_scale_exponent;
+  int64_t anchor = -1;
+  double limit = 448.0;  // the largest |r| / scale a tie may have
+  bool pair0_used = false;
+  if (rope.target == RowTarget::kE4m3RowScale) {
+    const int k = static_cast<int>(rng.between(-22, 119));
+    fill_noise(rng, std::ldexp(1.0, k) / 4, out, width);
+    place_anchor(rng, rope, out, width, k, 448.0, &pair0_used, &anchor);
+    // At 448 * 2^k or one bf16 ulp either side (the scale 2^(k+1) above).
+    const int side = static_cast<int>(rng.below(3)) - 1;
+    out[anchor] = static_cast<uint16_t>(out[anchor] + side);
+    scale_exponent = side > 0 ? k + 1 : k;
+    limit = side > 0 ? 216.0 : 432.0;  // below the anchor: the scale stays
+  } else {
+    fill_noise(rng, 1.0, out, width);
+  }
+  const double scale = std::ldexp(1.0, scale_exponent);
+  auto midpoint_value = [&]() {
+    int code = static_cast<int>(rng.below(0x7E));
+    while (e4m3_midpoint(code) >= limit) code = static_cast<int>(rng.below(static_cast<uint64_t>(code)));
+    const uint16_t x = bf16_of(e4m3_midpoint(code) * scale);
+    return static_cast<uint16_t>(x | (rng.one_in(2) ? 0x8000 : 0));
+  };
+  const bool e4m3 = rope.target != RowTarget::kBf16;
+  // Elements without RoPE (the pass-through part, ql_nope): the midpoints themselves.
+  for (int64_t j = rope.rope_width; j < width; ++j) {
+    if (e4m3 && j != anchor && rng.one_in(2)) {
+      out[j] = midpoint_value();
+    }
+  }
+  if (rope.cos == nullptr) return;
+  for (int64_t i = pair0_used ? 1 : 0; i < rope.rope_width / 2; ++i) {
+    int64_t a, b;
+    pair_elements(rope, i, &a, &b);
+    const float c = rope.cos[i];
+    if (rope.sin[i] != 0.0f) continue;  // not a tie row: noise
+    for (const int64_t j : {a, b}) {
+      if (c == 1.0f && e4m3) {
+        out[j] = midpoint_value();
+      } else if (c != 1.0f && !e4m3) {  // (x * c has too many bits to be an e4m3 tie: not searched)
+        bool found = false;
+        const int e = target_exponent(rng, rope, scale_exponent, -6, 6);
+        const uint16_t x = tie_value(rng, rope, c, scale_exponent, e, &found);
+        if (found) out[j] = x;
+      }
+    }
+  }
+}
+
+// kNanRows: all NaN, NaN but one finite element, or NaN but +-Inf. A NaN
+// partner makes a RoPE'd element NaN, so the finite and infinite elements go
+// to the pass-through part where there is one, else to a whole pair.
+void fill_nan_row(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
+  const std::vector<uint16_t>& specials = bf16_specials();  // its first 7 are NaNs
+  for (int64_t i = 0; i < width; ++i) out[i] = specials[rng.below(7)];
+  const uint64_t mode = rng.below(3);
+  if (mode == 0) return;
+  auto value = [&]() {
+    if (mode == 2) return static_cast<uint16_t>(rng.one_in(2) ? 0x7F80 : 0xFF80);
+    return bf16_of(rng.noise() * std::ldexp(1.0, static_cast<int>(rng.between(-20, 20))));
+  };
+  const int count = mode == 2 ? static_cast<int>(rng.between(1, 3)) : 1;
+  if (rope.rope_width < width) {
+    for (int n = 0; n < count; ++n) out[rng.between(rope.rope_width, width - 1)] = value();
+  } else {
+    int64_t a, b;
+    pair_elements(rope, static_cast<int64_t>(rng.below(static_cast<uint64_t>(std::max<int64_t>(1, rope.rope_width / 2)))),
+                  &a, &b);
+    out[a] = value();
+    out[b] = mode == 2 ? value() : 0;
+  }
+}
+
 }  // namespace
+
+ContractionPair contraction_pair(RowTarget target, Xoshiro256& rng) {
+  ContractionPair p;
+  const double g = grid_of(target);
+  p.sin_mode = rng.one_in(3);
+  // f0, a multiple of 2^-7 (u is a bf16) below g/2: 0 for bf16.
+  const uint64_t f0_steps = static_cast<uint64_t>(g / 2 / 0x1p-7);
+  p.f0 = f0_steps > 0 ? static_cast<float>(static_cast<double>(rng.below(f0_steps)) * 0x1p-7) : 0.0f;
+  const double target_z = g / 2 - p.f0 - 0x1p-24;
+  float z = static_cast<float>(target_z);
+  if (static_cast<double>(z) >= target_z) z = std::nextafter(z, 0.0f);  // just below: the unfused sum stays under
+  p.z = z;
+  for (int m = 0; m < 64; m += 2) {
+    const double u = 1.0 + p.f0 + m * g;
+    if (u - 1.0 >= 0.5) break;
+    const float a = p.sin_mode ? 1.0f : static_cast<float>(u), c = p.sin_mode ? z : kContractionV;
+    const float b = p.sin_mode ? static_cast<float>(u) : 1.0f, s = p.sin_mode ? kContractionV : z;
+    const Contraction right = p.sin_mode ? Contraction::kFuseSin : Contraction::kFuseCos;
+    const uint32_t code = final_code(target, spec::rope_term(a, c, b, s, right));
+    bool decides = true;
+    for (Contraction other : {Contraction::kNone, Contraction::kFuseCos, Contraction::kFuseSin}) {
+      if (other != right) decides = decides && final_code(target, spec::rope_term(a, c, b, s, other)) != code;
+    }
+    if (decides) p.good_m |= uint64_t(1) << m;
+  }
+  return p;
+}
 
 void fill_bf16_row(ValueRecipe recipe, Xoshiro256& rng, const RowRope& rope, uint16_t* out,
                    int64_t width) {
@@ -156,6 +383,9 @@ void fill_bf16_row(ValueRecipe recipe, Xoshiro256& rng, const RowRope& rope, uin
       return;
     case ValueRecipe::kScaleBand: fill_scale_band(rng, rope, out, width); return;
     case ValueRecipe::kCancellation: fill_cancellation(rng, rope, out, width); return;
+    case ValueRecipe::kNanRows: fill_nan_row(rng, rope, out, width); return;
+    case ValueRecipe::kContraction: fill_contraction(rng, rope, out, width); return;
+    case ValueRecipe::kTies: fill_ties(rng, rope, out, width); return;
     case ValueRecipe::kNormal:
     case ValueRecipe::kLargePositions:
     case ValueRecipe::kMixed:  // resolved by the caller; noise if it was not

@@ -17,12 +17,44 @@ namespace qcheck {
 // RoPE'd prefix of the row and its pairing. cos == nullptr: no RoPE
 // (ql_nope). band_m > 0: the row's cache row is a scale-band row with
 // cos = 1 + band_m * 2^-23 and sin = 0.
+// What rounds a row's values last (the recipes that aim at a rounding
+// boundary need it): bf16 (the RoPE'd q_pe of the bf16 paths), e4m3 after a
+// division by q_scale (the fp8 path's query_out), e4m3 after the row's own
+// UE8M0 scale (the indexer), or nothing (ql_nope copied on the bf16 paths).
+enum class RowTarget : uint8_t { kNone, kBf16, kE4m3QScale, kE4m3RowScale };
+
+// One pair of a contraction cache row (f32 caches only: a bf16 cos or sin
+// times a bf16 x is exact, so no FMA pattern can matter). With v = 1 + 2^-23
+// and z solved below, cos-mode pairs hold c = v, s = z (the cos product
+// u * v is the inexact one, so the fused-cos pattern differs from the other
+// two), sin-mode pairs c = z, s = v. For the row's element x_j = u * 2^E
+// (cos mode; the partner's term 2^E) with u = 1 + f0 + m * g in the binade
+// [1, 2) of a grid of spacing g (2^-7 for bf16, 2^-3 for e4m3):
+//   u * v = u + 2^-23 + f * 2^-23, f = u - 1, rounded to u + 2^-23;
+//   z = RN(g/2 - f0 - 2^-24) rounded down, so that the unfused sum lands on
+//   M + 2^-24 - eps (eps below f * 2^-23) and rounds to the midpoint M of
+//   the grid above 1 + m * g, which goes to even (down for even m), while
+//   the fused sum is above M + 2^-24 and rounds to M + 2^-23, which goes up.
+// Every choice is checked with the spec's rope_term and conversions:
+// good_m has bit m set where the pair's pattern decides the output.
+struct ContractionPair {
+  bool sin_mode = false;
+  float f0 = 0, z = 0;
+  uint64_t good_m = 0;
+};
+ContractionPair contraction_pair(RowTarget target, Xoshiro256& rng);
+constexpr float kContractionV = 1.00000011920928955f;  // 1 + 2^-23
+
 struct RowRope {
   const float* cos = nullptr;
   const float* sin = nullptr;
   int64_t rope_width = 0;
   RopeStyle style = RopeStyle::kInterleaved;
   int band_m = 0;
+  RowTarget target = RowTarget::kNone;
+  int q_scale_exponent = 0;  // kE4m3QScale: q_scale's power of two (floor(log2 q_scale))
+  // The row's cache row is a contraction row: one design per pair (R/2).
+  const ContractionPair* contraction = nullptr;
 };
 
 // bf16 bit patterns of the specials (NaN of both signs, quiet and signalling,

@@ -27,6 +27,8 @@ enum Salt : uint64_t {
   kSaltCacheKind = 9,
   kSaltLargeOffset = 10,
   kSaltRepeated = 11,
+  kSaltContraction = 12,
+  kSaltTieRow = 13,
 };
 
 int64_t position_of(const Case& c, int64_t t) {
@@ -60,13 +62,18 @@ ValueRecipe row_recipe(const Case& c, uint64_t salt, int64_t row, int64_t col) {
   return kChoices[h % 7];
 }
 
-enum class CacheRowKind { kNoise, kRotary, kRotaryLarge, kBand };
+// kContraction and kTie: crafted rows of the recipes of those names (value_rows.h).
+enum class CacheRowKind { kNoise, kRotary, kRotaryLarge, kBand, kContraction, kTie };
 
 CacheRowKind cache_row_kind(const Case& c, bool indexer, int64_t p, bool referenced) {
   if (!referenced) return CacheRowKind::kNoise;
   const bool band_possible = indexer && c.indexer_cache_dtype == FloatType::kF32;
+  const FloatType dtype = indexer ? c.indexer_cache_dtype : c.mqa_cache_dtype;
   switch (c.values) {
     case ValueRecipe::kLargePositions: return CacheRowKind::kRotaryLarge;
+    case ValueRecipe::kContraction:
+      return dtype == FloatType::kF32 ? CacheRowKind::kContraction : CacheRowKind::kRotary;
+    case ValueRecipe::kTies: return CacheRowKind::kTie;
     case ValueRecipe::kScaleBand:
       return band_possible ? CacheRowKind::kBand : CacheRowKind::kRotary;
     case ValueRecipe::kMixed:
@@ -82,6 +89,23 @@ CacheRowKind cache_row_kind(const Case& c, bool indexer, int64_t p, bool referen
 int band_m_of_row(const Case& c, int64_t p) {
   // m = 1 mostly, 2 sometimes (both inside the band for many exponents).
   return mix_keys({c.seed, kSaltCacheKind, 7u, static_cast<uint64_t>(p)}) % 4 == 0 ? 2 : 1;
+}
+
+// What rounds the values a cache's rows meet last.
+RowTarget cache_target(const Case& c, bool indexer) {
+  if (indexer) return RowTarget::kE4m3RowScale;
+  return c.query_path == QueryPath::kFp8Packed ? RowTarget::kE4m3QScale : RowTarget::kBf16;
+}
+
+// The designs of a contraction row's pairs (the cache and the rows that
+// read it compute the same ones).
+std::vector<ContractionPair> contraction_designs(const Case& c, bool indexer, int64_t p) {
+  std::vector<ContractionPair> designs(static_cast<size_t>(c.rope_dim / 2));
+  for (size_t i = 0; i < designs.size(); ++i) {
+    Xoshiro256 rng(mix_keys({c.seed, kSaltContraction, indexer ? 1u : 0u, static_cast<uint64_t>(p), i}));
+    designs[i] = contraction_pair(cache_target(c, indexer), rng);
+  }
+  return designs;
 }
 
 // base^(-2i/R) for i < R/2: the rotary frequencies, the same for every row.
@@ -102,6 +126,23 @@ void cache_row_values(const Case& c, bool indexer, int64_t p, CacheRowKind kind,
       mix_keys({c.seed, indexer ? kSaltIndexerCache : kSaltMqaCache, static_cast<uint64_t>(p)}));
   if (kind == CacheRowKind::kNoise) {
     for (int64_t i = 0; i < R; ++i) row[i] = static_cast<float>(rng.symmetric_unit());
+    return;
+  }
+  if (kind == CacheRowKind::kContraction) {
+    const std::vector<ContractionPair> designs = contraction_designs(c, indexer, p);
+    for (int64_t i = 0; i < half; ++i) {
+      const ContractionPair& d = designs[static_cast<size_t>(i)];
+      row[i] = d.sin_mode ? d.z : kContractionV;
+      row[half + i] = d.sin_mode ? kContractionV : d.z;
+    }
+    return;
+  }
+  if (kind == CacheRowKind::kTie) {  // s = 0; c = 1 on even pairs, 1 + m * 2^-7 (m odd) on odd ones
+    Xoshiro256 tie(mix_keys({c.seed, kSaltTieRow, indexer ? 1u : 0u, static_cast<uint64_t>(p)}));
+    for (int64_t i = 0; i < half; ++i) {
+      row[i] = i % 2 == 0 ? 1.0f : 1.0f + static_cast<float>(2 * tie.below(64) + 1) / 128.0f;
+      row[half + i] = 0.0f;
+    }
     return;
   }
   if (kind == CacheRowKind::kBand) {
@@ -179,8 +220,17 @@ void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
   std::vector<uint16_t> row(static_cast<size_t>(g->width));
   std::vector<float> cos_sin(static_cast<size_t>(c.rope_dim));
   std::vector<uint16_t> cache_bits;
+  std::vector<ContractionPair> designs;
+  const bool fp8 = c.query_path == QueryPath::kFp8Packed;
+  const RowTarget target = id == TensorId::kIndexQ ? RowTarget::kE4m3RowScale
+                           : fp8                   ? RowTarget::kE4m3QScale
+                           : id == TensorId::kQPe  ? RowTarget::kBf16
+                                                   : RowTarget::kNone;
+  const int q_scale_exponent = std::ilogb(float_from_bits(c.q_scale_bits));
   for (int64_t t = 0; t < g->rows; ++t) {
     RowRope rope;
+    rope.target = target;
+    rope.q_scale_exponent = q_scale_exponent;
     if (cache != nullptr) {
       read_cache_row(set, *cache, positions[t], cache_bits, cos_sin.data());
       rope.cos = cos_sin.data();
@@ -188,6 +238,11 @@ void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
       rope.rope_width = c.rope_dim;
       rope.style = style;
       if (id == TensorId::kIndexQ) rope.band_m = indexer_band_m(c, positions[t]);
+      const bool indexer = id == TensorId::kIndexQ;
+      if (cache_row_kind(c, indexer, positions[t], true) == CacheRowKind::kContraction) {
+        designs = contraction_designs(c, indexer, positions[t]);
+        rope.contraction = designs.data();
+      }
     }
     for (int64_t h = 0; h < g->cols; ++h) {
       Xoshiro256 rng(mix_keys({c.seed, salt, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));

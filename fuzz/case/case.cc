@@ -159,6 +159,11 @@ void set_default_scales(Case& c) {
   c.head_scale_bits = default_head_scale_bits(c.indexer_heads);
 }
 
+bool scales_follow_shape(const Case& c) {
+  return c.softmax_scale_bits == default_softmax_scale_bits(c.index_dim) &&
+         c.head_scale_bits == default_head_scale_bits(c.indexer_heads);
+}
+
 Case small_case() {
   Case c;
   c.num_tokens = 17;

@@ -47,6 +47,10 @@ enum class ValueRecipe : uint8_t {
   kCancellation = 6,    // pairs with x1*c ~= x2*s
   kLargePositions = 7,  // cos/sin rows of positions near 2^20..2^24
   kMixed = 8,           // a recipe chosen per row (and per cache row)
+  // Aimed at rules that only some values decide (fuzz/mutator/rule_reach.h counts them):
+  kNanRows = 9,         // rows all NaN, NaN but one finite element, or NaN but +-Inf
+  kContraction = 10,    // f32 caches: cos/sin and x solved so that the FMA pattern decides an element of every pair
+  kTies = 11,           // exact e4m3 / bf16 ties after the scale, both parities; indexer amax at 448*2^k (+-1 ulp)
 };
 
 // Every tensor of a launch (fuzz/case/tensor_plan.h lays them out).
@@ -157,6 +161,10 @@ struct Case {
 
 // Sets softmax_scale_bits and head_scale_bits from D and NI (the defaults).
 void set_default_scales(Case& c);
+// Whether the case's softmax_scale and head_scale are those of its D and NI
+// (what set_default_scales writes): the generator and the mutator keep such
+// a case's scales following its shape as they change D and NI.
+bool scales_follow_shape(const Case& c);
 
 // The small case tests and the seed corpus start from: T = 17 (one full
 // block of 16 and a one-token tail), odd H = 3, NI = 2, D = 32 with a

@@ -37,6 +37,9 @@ const char* name_of(ValueRecipe recipe) {
     case ValueRecipe::kCancellation: return "cancellation";
     case ValueRecipe::kLargePositions: return "large-positions";
     case ValueRecipe::kMixed: return "mixed";
+    case ValueRecipe::kNanRows: return "nan-rows";
+    case ValueRecipe::kContraction: return "contraction";
+    case ValueRecipe::kTies: return "ties";
   }
   return "?";
 }

@@ -57,7 +57,7 @@ constexpr unsigned enum_count<PositionsRecipe>() {
 }
 template <>
 constexpr unsigned enum_count<ValueRecipe>() {
-  return 9;
+  return 12;
 }
 
 // True when the enum holds one of its declared values.

@@ -58,7 +58,8 @@ constexpr const char* kLayouts[] = {"q_pe padded", "q_pe wide-row", "ql_nope pad
                                     "indexer outputs padded", "all contiguous"};
 constexpr const char* kAlias[] = {"none", "exact-front"};
 constexpr const char* kValues[] = {"normal", "magnitudes", "specials", "scale-edges", "zero-rows",
-                                   "scale-band", "cancellation", "large-positions", "mixed"};
+                                   "scale-band", "cancellation", "large-positions", "mixed", "nan-rows",
+                                   "contraction", "ties"};
 constexpr const char* kPositions[] = {"arange", "random", "near-end", "repeated"};
 constexpr const char* kProfile[] = {"qcheck", "vllm-triton"};
 constexpr const char* kQScale[] = {"1.0", "other power of two", "not a power of two"};

@@ -133,6 +133,25 @@ uint32_t mutate_f32(Xoshiro256& rng, bool positive_normal) {
   }
 }
 
+// A value recipe, and most of the time what the recipes aimed at a rounding
+// boundary need: the contraction recipe f32 caches (a bf16 cos or sin times
+// a bf16 x is exact: no FMA pattern can matter), it and the ties recipe a
+// q_scale that is a power of two (the fp8 path's division is then exact, so
+// the boundary they solve for stays where it is).
+void set_values(Case& c, Xoshiro256& rng) {
+  // A third of the time one of the recipes aimed at the rules that only some
+  // values decide (rule_reach.h: without them those rules go untested).
+  static constexpr ValueRecipe kAimed[] = {ValueRecipe::kNanRows, ValueRecipe::kContraction, ValueRecipe::kTies};
+  c.values = rng.one_in(3) ? rng.pick(kAimed) : random_enum<ValueRecipe>(rng);
+  const bool aimed = c.values == ValueRecipe::kContraction || c.values == ValueRecipe::kTies;
+  if (!aimed || rng.one_in(4)) return;
+  if (c.values == ValueRecipe::kContraction) {
+    c.mqa_cache_dtype = FloatType::kF32;
+    c.indexer_cache_dtype = FloatType::kF32;
+  }
+  if ((c.q_scale_bits & 0x7FFFFFu) != 0) c.q_scale_bits = 0x3F800000u + (static_cast<uint32_t>(rng.between(-4, 4)) << 23);
+}
+
 // Field kinds with their weights: dims and the structural switches come up
 // most, the seed often (new values, same structure).
 void mutate_one(Case& c, Xoshiro256& rng, bool* large) {
@@ -162,7 +181,7 @@ void mutate_one(Case& c, Xoshiro256& rng, bool* large) {
       }
       break;
     case 14: c.positions = random_enum<PositionsRecipe>(rng); break;
-    case 15: case 16: c.values = random_enum<ValueRecipe>(rng); break;
+    case 15: case 16: set_values(c, rng); break;
     case 17:
       if (rng.one_in(3)) {
         (rng.one_in(2) ? c.softmax_scale_bits : c.head_scale_bits) = mutate_f32(rng, false);
@@ -317,31 +336,32 @@ Case seed_case(Xoshiro256& rng, const SizeBudget& budget) {
   c.row_padding = rng.between(1, 9);
   if (c.query_path == QueryPath::kBf16Packed && rng.one_in(3)) c.alias = AliasMode::kExactFront;
   c.positions = random_enum<PositionsRecipe>(rng);
-  c.values = random_enum<ValueRecipe>(rng);
   c.q_scale_bits = mutate_f32(rng, true);
+  set_values(c, rng);  // after q_scale: a recipe may bring a power of two along
   c.seed = rng.next();
   c.profile = rng.one_in(4) ? "vllm-triton" : "qcheck";
-  set_default_scales(c);
   repair_case(c, budget.usual);
+  set_default_scales(c);  // after the repair, which may shrink D and NI
   return c;
 }
 
 void mutate_case(Case& c, Xoshiro256& rng, const SizeBudget& budget) {
+  const bool follows = scales_follow_shape(c);  // before any repair changes D or NI
   repair_case(c, budget.large);  // sizes are computed below: dims must be in range first
-  const bool default_scales = c.softmax_scale_bits == default_softmax_scale_bits(c.index_dim) &&
-                              c.head_scale_bits == default_head_scale_bits(c.indexer_heads);
   const uint32_t softmax = c.softmax_scale_bits, head = c.head_scale_bits;
   // A large case stays large half the time; otherwise the repair shrinks it.
   bool large = plan_tensors(c).total_bytes() > budget.usual.bytes && rng.one_in(2);
   const int changes = 1 + static_cast<int>(rng.below(3));
   for (int i = 0; i < changes; ++i) mutate_one(c, rng, &large);
-  // Scales that followed D and NI keep following them, unless a mutation
-  // picked new scale bits on purpose.
-  if (default_scales && c.softmax_scale_bits == softmax && c.head_scale_bits == head) set_default_scales(c);
   repair_case(c, large ? budget.large : budget.usual);
+  // Scales that followed D and NI keep following them through the mutation
+  // and the repair (which may shrink both), unless a mutation picked new
+  // scale bits on purpose: explicit other scales are a case of their own.
+  if (follows && c.softmax_scale_bits == softmax && c.head_scale_bits == head) set_default_scales(c);
 }
 
 Case cross_over(const Case& a, const Case& b, Xoshiro256& rng, const SizeBudget& budget) {
+  const bool follows = scales_follow_shape(a) && scales_follow_shape(b);
   Case out = a, other = b;
   repair_case(out, budget.large);
   repair_case(other, budget.large);
@@ -363,6 +383,7 @@ Case cross_over(const Case& a, const Case& b, Xoshiro256& rng, const SizeBudget&
   const bool large = plan_tensors(out).total_bytes() > budget.usual.bytes ||
                      plan_tensors(other).total_bytes() > budget.usual.bytes;
   repair_case(out, large ? budget.large : budget.usual);
+  if (follows) set_default_scales(out);  // the child of two parents whose scales follow their shapes
   return out;
 }
 

@@ -138,7 +138,7 @@ def test_a_raising_kernel_is_minimized_while_it_raises_the_same_type(tmp_path):
 
 
 def test_a_compiler_error_has_a_class_of_its_own(tmp_path):
-    result = qcheck.fuzz(fails_to_compile_separate, executions=60, findings=tmp_path / "f", progress=False)
+    result = qcheck.fuzz(fails_to_compile_separate, executions=300, findings=tmp_path / "f", progress=False)
     assert list(result.groups) == ["kernel failed to compile (CompilationError)"], result.summary()
 
 

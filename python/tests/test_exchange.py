@@ -129,7 +129,9 @@ def test_a_backend_or_plugin_run_through_the_files(tmp_path):
                                      "capi" / "plugins"))
     bug = plugin_dir / "libqcheck_host_plugin_bug.so"
     for seed in range(1, 13):
-        case = qcheck.Case.from_seed(seed, size="tiny")
+        fields = qcheck.Case.from_seed(seed, size="tiny").fields
+        fields["profile"] = "qcheck"  # the CPU model's: other profiles' FMA patterns differ where values decide them
+        case = qcheck.Case.from_json(json.dumps(fields))
         path, folder = tmp_path / f"case{seed}.json", tmp_path / f"run{seed}"
         case.save(path)
         assert run(CASE_TOOL, "export", str(path), str(folder)).returncode == 0

@@ -9,6 +9,7 @@
 // product of the axes the blocked decomposition depends on.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,7 +41,7 @@ TEST(CpuModelVariants, CorrectModelFirstThenEveryVariantOnceWithUniqueNames) {
     EXPECT_EQ(suffix.rfind("bug-", 0) == 0, info.is_a_bug) << suffix;
   }
   // Every enumerator from kNone to kMqaGridSizedByNi is listed.
-  EXPECT_EQ(list.size(), static_cast<size_t>(PlantedCpuBug::kMqaGridSizedByNi) + 1);
+  EXPECT_EQ(list.size(), static_cast<size_t>(PlantedCpuBug::kNanRowScaleNan) + 1);
   EXPECT_EQ(suffixes.count("copy-when-aliased"), 1u);
 }
 
@@ -60,10 +61,13 @@ TEST(CpuModelVariants, EveryVariantIsARegisteredBackend) {
 
 TEST(CpuModelGrid, CoversTheAxesItPromises) {
   const std::vector<Case> grid = model_grid();
-  EXPECT_EQ(grid.size(), 5u * 4 * 3 * 4 * 3 * 2);
+  // The product of the axes, then the three aimed recipes once per query mode.
+  EXPECT_EQ(grid.size(), 5u * 4 * 3 * 4 * 3 * 2 + 3 * 4);
   std::set<int64_t> tokens;
   std::set<std::string> seen;
+  std::map<ValueRecipe, int> recipes;
   for (const Case& c : grid) {
+    ++recipes[c.values];
     ASSERT_EQ(validate_case(c), "") << describe(c);
     tokens.insert(c.num_tokens);
     seen.insert(name_of(c.query_path));
@@ -84,6 +88,7 @@ TEST(CpuModelGrid, CoversTheAxesItPromises) {
   }
   EXPECT_EQ(tokens, (std::set<int64_t>{1, 15, 16, 17, 33}));
   EXPECT_EQ(seen.size(), 3u + 1 + 3 + 4 + 4 + 1 + 1) << ::testing::PrintToString(seen);
+  for (ValueRecipe r : {ValueRecipe::kNanRows, ValueRecipe::kContraction, ValueRecipe::kTies}) EXPECT_EQ(recipes[r], 4);
   for (const Case& c : real_and_edge_dims()) EXPECT_EQ(validate_case(c), "") << describe(c);
 }
 

@@ -110,6 +110,20 @@ std::vector<Case> model_grid() {
       }
     }
   }
+  // The recipes aimed at rules only some values decide (nan-rows,
+  // contraction, ties): every query mode, f32 caches (the contraction
+  // recipe's rows need them), q_scale 1.
+  for (ValueRecipe recipe : {ValueRecipe::kNanRows, ValueRecipe::kContraction, ValueRecipe::kTies}) {
+    for (const QueryMode& query : query_modes) {
+      grid.push_back(model_case([&](Case& c) {
+        c.query_path = query.path;
+        c.alias = query.alias;
+        c.indexer_rope = seed % 2 ? RopeStyle::kNeox : RopeStyle::kInterleaved;
+        c.values = recipe;
+        c.seed = seed++;
+      }));
+    }
+  }
   return grid;
 }
 

@@ -49,8 +49,9 @@ void apply_layout_mix(LayoutMix mix, Case& c);
 // RN(NI^-0.5) of the case's NI (DeepSeek-V3.2's 0.125), positions recipes
 // and seeds vary per case. Values are
 // ValueRecipe::kMixed (a recipe per row: noise, magnitudes, specials, scale
-// edges, zero rows, the UE8M0 band, cancellation). Small dims so that the
-// grid runs in seconds, even under ASan.
+// edges, zero rows, the UE8M0 band, cancellation); then the recipes nan-rows,
+// contraction and ties once per query mode. Small dims so that the grid runs
+// in seconds, even under ASan.
 std::vector<Case> model_grid();
 
 // Per query path: the real dimensions (GLM-5 at TP4: H 16, NI 32, D 128,

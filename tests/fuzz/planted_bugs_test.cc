@@ -78,13 +78,18 @@ Case at_position_zero(const std::function<void(Case&)>& edit = [](Case&) {}) {
 
 // Recipes that can hold rows of small amax (below 448 * 2^-14, or 1e-4):
 // zero rows, magnitudes 2^k, scale edges at 448 * 2^-30 and at the floor,
-// and the mix of them; the band recipe falls back to the edges off the band.
+// and the mix of them; the band recipe falls back to the edges off the band;
+// all-NaN rows (the floor's scale), the ties recipe's amax down to
+// 448 * 2^-22 and the contraction recipe's down to 440 * 2^-15.
 bool small_amax_rows(const Case& c) {
   switch (c.values) {
     case ValueRecipe::kMagnitudes:
     case ValueRecipe::kScaleEdges:
     case ValueRecipe::kZeroRows:
     case ValueRecipe::kScaleBand:
+    case ValueRecipe::kNanRows:
+    case ValueRecipe::kContraction:
+    case ValueRecipe::kTies:
     case ValueRecipe::kMixed: return true;
     default: return false;
   }
@@ -303,7 +308,8 @@ void add_conversion_and_weights_bugs(std::vector<BugCases>& all) {
       {PlantedCpuBug::kE4m3NanSign,
        [](const Case& c) {
          return c.num_tokens > 0 &&
-                (c.values == ValueRecipe::kSpecials || c.values == ValueRecipe::kMixed) &&
+                (c.values == ValueRecipe::kSpecials || c.values == ValueRecipe::kMixed ||
+                 c.values == ValueRecipe::kNanRows) &&
                 (c.query_path == QueryPath::kFp8Packed || c.has_indexer);
        },
        {{model_case([](Case& c) {
@@ -507,6 +513,47 @@ void add_coverage_bugs(std::vector<BugCases>& all) {
           c.mqa_heads = 8;
           c.indexer_heads = 4;
         })}});
+  // Rules only some values decide: the recipes aimed at them expose each
+  // bug in one code (or, for the NaN row, a NaN weight); a case without the
+  // part the bug lives in cannot show it.
+  const auto with = [](ValueRecipe recipe, QueryPath path) {
+    return model_case([=](Case& c) {
+      c.values = recipe;
+      c.query_path = path;
+    });
+  };
+  const Signature rope_part{"index_q_fp8", "rope part", MC::kOffByOne};
+  const Signature pass_part{"index_q_fp8", "pass-through part", MC::kOffByOne};
+  const Signature weights_by_one{"index_weights_out", "weights", MC::kOffByOne};
+  const Signature weights_wrong{"index_weights_out", "weights", MC::kWrongValue};
+  const auto indexer_only = [](const Case& c) { return c.num_tokens > 0 && c.has_indexer; };
+  const auto fp8_only = [](const Case& c) { return c.num_tokens > 0 && c.query_path == QueryPath::kFp8Packed; };
+  const Case no_indexer = model_case([](Case& c) { c.has_indexer = false; });
+  const Case bf16_path = model_case([](Case& c) { c.query_path = QueryPath::kBf16Packed; });
+  all.push_back({PlantedCpuBug::kIndexerUnfused, indexer_only,
+                 {{with(ValueRecipe::kContraction, QueryPath::kBf16Packed), {rope_part}, {weights_by_one, weights_wrong}}},
+                 {no_indexer}});
+  all.push_back({PlantedCpuBug::kMqaFp8R1Unfused, fp8_only,
+                 {{with(ValueRecipe::kContraction, QueryPath::kFp8Packed),
+                   {{"query_out", "rope tail", MC::kOffByOne}},
+                   {{"query_out", "rope tail", MC::kSignOfZero}}}},
+                 {bf16_path}});
+  all.push_back({PlantedCpuBug::kE4m3TiesAwayIndexer, indexer_only,
+                 {{with(ValueRecipe::kTies, QueryPath::kBf16Packed), {rope_part, pass_part}, {}}},
+                 {no_indexer}});
+  all.push_back({PlantedCpuBug::kE4m3TiesAwayMqa, fp8_only,
+                 {{with(ValueRecipe::kTies, QueryPath::kFp8Packed),
+                   {{"query_out", "nope front", MC::kOffByOne}, {"query_out", "rope tail", MC::kOffByOne}}, {}}},
+                 {bf16_path}});
+  all.push_back({PlantedCpuBug::kBf16TiesAwayMqa,
+                 [](const Case& c) { return c.num_tokens > 0 && c.query_path != QueryPath::kFp8Packed; },
+                 {{with(ValueRecipe::kTies, QueryPath::kBf16Packed), {{"query_out", "rope tail", MC::kOffByOne}}, {}},
+                  {with(ValueRecipe::kTies, QueryPath::kBf16Separate), {{"query_out", "rope", MC::kOffByOne}}, {}}},
+                 {model_case([](Case& c) { c.query_path = QueryPath::kFp8Packed; })}});
+  all.push_back({PlantedCpuBug::kNanRowScaleNan, indexer_only,
+                 {{with(ValueRecipe::kNanRows, QueryPath::kBf16Packed),
+                   {{"index_weights_out", "weights", MC::kSpuriousNan}}, {}}},
+                 {no_indexer}});
 }
 
 std::vector<BugCases> bug_cases() {

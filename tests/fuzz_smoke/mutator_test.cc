@@ -142,7 +142,7 @@ TEST(CaseMutator, MutationsReachEveryStructuralValue) {
   const std::map<std::string, size_t> expected = {
       {"query_path", 3}, {"has_indexer", 2}, {"indexer_rope", 2}, {"mqa_cache_dtype", 2},
       {"indexer_cache_dtype", 2}, {"weights_dtype", 2}, {"weights_out_dtype", 2}, {"q_pe_layout", 3},
-      {"ql_nope_layout", 3}, {"query_out_layout", 2}, {"alias", 2}, {"positions", 4}, {"values", 9},
+      {"ql_nope_layout", 3}, {"query_out_layout", 2}, {"alias", 2}, {"positions", 4}, {"values", 12},
       {"profile", 2}, {"T % 16", 16}, {"H parity", 2}, {"R == 2", 2}, {"R == D", 2},
       {"column stride > 1", 2}, {"T == 0", 2}, {"real dims", 2}, {"P > 8192", 2},
       {"fp8 q_scale not a power of two", 2}};
@@ -193,6 +193,62 @@ TEST(CaseMutator, RepairRaisesAMemoryCapNoCaseFits) {
     EXPECT_EQ(validate_case(cross_over(c, m, rng)), "");
     if (HasFailure()) FAIL() << "seed " << seed;
   }
+}
+
+// Scales follow the shape (softmax_scale = RN(D^-0.5), head_scale =
+// RN(NI^-0.5)): every seed case, every mutation and cross-over of such cases
+// unless a mutation picked the scale bits themselves, and a large case that
+// a tiny budget's repair shrinks (D and NI halved after the mutation).
+TEST(CaseMutator, ScalesFollowTheShape) {
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    Xoshiro256 rng(seed);
+    const Case c = seed_case(rng, seed % 2 ? kTinyBudget : kDefaultBudget);
+    ASSERT_TRUE(scales_follow_shape(c)) << "seed " << seed << ": " << describe(c);
+  }
+  int mutations = 0, explicit_scales = 0, children = 0;
+  for (uint64_t chain = 0; chain < 40; ++chain) {
+    Xoshiro256 rng(mix_keys({0x5CA1Eull, chain}));
+    Case c = seed_case(rng, kTinyBudget);
+    for (int step = 0; step < 100 && scales_follow_shape(c); ++step) {
+      const Case before = c;
+      mutate_case(c, rng, kTinyBudget);
+      ++mutations;
+      if (scales_follow_shape(c)) continue;
+      // Only a mutation of the scale bits themselves may leave the shape's scales.
+      ASSERT_TRUE(c.softmax_scale_bits != default_softmax_scale_bits(c.index_dim) ||
+                  c.head_scale_bits != default_head_scale_bits(c.indexer_heads));
+      ++explicit_scales;
+      EXPECT_TRUE(c.softmax_scale_bits != before.softmax_scale_bits || c.head_scale_bits != before.head_scale_bits)
+          << "the scales stopped following the shape without a mutation of them:\n"
+          << describe(before) << "\n->\n" << describe(c);
+    }
+    Xoshiro256 other(chain);
+    const Case a = seed_case(other, kTinyBudget), b = seed_case(other, kDefaultBudget);
+    EXPECT_TRUE(scales_follow_shape(cross_over(a, b, rng, kTinyBudget)));
+    ++children;
+  }
+  EXPECT_GT(mutations, 500);
+  EXPECT_LT(explicit_scales * 10, mutations) << "explicit scales are a rare mutation";
+  // A real model's shape (D = 128, NI = 64) mutated under the tiny budget:
+  // the repair halves NI and D, and the scales follow.
+  Case large = small_case();
+  large.index_dim = 128;
+  large.rope_dim = 64;
+  large.indexer_heads = 64;
+  large.num_tokens = 64;
+  set_default_scales(large);
+  int shrunk_and_following = 0;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Xoshiro256 rng(seed);
+    Case c = large;
+    mutate_case(c, rng, kTinyBudget);
+    ASSERT_LE(c.index_dim, kTinyBudget.large.index_dim);
+    const bool picked = c.softmax_scale_bits != large.softmax_scale_bits || c.head_scale_bits != large.head_scale_bits;
+    EXPECT_TRUE(scales_follow_shape(c) || picked) << "the scales of D = 128, NI = 64 kept after the repair:\n"
+                                                  << describe(c);
+    shrunk_and_following += scales_follow_shape(c) && c.index_dim < 128;
+  }
+  EXPECT_GT(shrunk_and_following, 150);
 }
 
 TEST(CaseMutator, CrossOverMixesBothParentsAndStaysValid) {

@@ -118,6 +118,13 @@ std::vector<NamedCase> covering_grid() {
     const ValueRecipe recipe = static_cast<ValueRecipe>(v);
     add(std::string("values-") + name_of(recipe), [&](Case& c) { c.values = recipe; });
   }
+  // The fp8 path with the recipes aimed at its rounding (f32 caches, q_scale 1).
+  add("values-contraction-fp8", [](Case& c) {
+    c.values = ValueRecipe::kContraction;
+    c.query_path = QueryPath::kFp8Packed;
+    c.mqa_cache_dtype = c.indexer_cache_dtype = FloatType::kF32;
+    c.q_scale_bits = 0x3F800000u;
+  });
   add("values-scale-band-interleaved", [](Case& c) {
     c.values = ValueRecipe::kScaleBand;
     c.indexer_rope = RopeStyle::kInterleaved;

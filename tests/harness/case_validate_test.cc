@@ -57,9 +57,9 @@ TEST(CaseValidate, HarnessLimits) {
 }
 
 TEST(CaseValidate, EnumsLayoutsAliasProfileAndScale) {
-  EXPECT_EQ(error_after([](Case& c) { c.values = static_cast<ValueRecipe>(9); }),
-            "values = 9 is not one of normal, magnitudes, specials, scale-edges, zero-rows, "
-            "scale-band, cancellation, large-positions, mixed");
+  EXPECT_EQ(error_after([](Case& c) { c.values = static_cast<ValueRecipe>(12); }),
+            "values = 12 is not one of normal, magnitudes, specials, scale-edges, zero-rows, "
+            "scale-band, cancellation, large-positions, mixed, nan-rows, contraction, ties");
   EXPECT_EQ(error_after([](Case& c) { c.index_q_layout = Layout::kHeadMajor; }),
             "index_q_layout = head-major is not allowed here (allowed: contiguous, padded-rows)");
   EXPECT_EQ(error_after([](Case& c) { c.q_pe_layout = Layout::kHeadMajor; }),
