@@ -332,6 +332,8 @@ done
 stop_workers
 stop_mps
 elapsed=$((SECONDS - start_time))
+# The plot's last point: when the workers stopped (not after the triage, which runs no input).
+printf '%s\t%s\n' "$elapsed" "$(executions fused_q)" >>"$work/progress.tsv"
 [ -n "$interrupted" ] && say "SIG$interrupted: stopped after ${elapsed}s; corpus and findings are kept in $work"
 [ -n "$disk_full" ] && say "$disk_full: stopped after ${elapsed}s; corpus and findings so far are kept in $work"
 
@@ -367,7 +369,6 @@ else
 fi
 # The finding groups as JUnit testcases (summary() wrote their rows), and the
 # whole run as one HTML page (exec/s over time, bins, groups, known bugs).
-printf '%s\t%s\n' "$((SECONDS - start_time))" "$(executions fused_q)" >>"$work/progress.tsv"
 python3 "$qcheck_py/junit.py" "qcheck campaign" "$work/junit.xml" <"$work/junit.tsv" && echo "JUnit in $work/junit.xml"
 python3 "$qcheck_py/report.py" campaign "$work" "$work/report.html" && echo "report in $work/report.html"
 
