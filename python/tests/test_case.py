@@ -74,7 +74,13 @@ def test_limit_cases_come_only_when_due_and_only_under_limit():
 
 
 def test_the_version_is_the_projects():
+    """The package's version is the project's: the top CMakeLists.txt of the repository, or in a GPU
+    bundle (no CMakeLists.txt there) the version build-info.txt took from it."""
     import re
     from pathlib import Path
-    cmake = (Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
-    assert qcheck.__version__ == re.search(r"project\(qcheck VERSION ([0-9.]+)", cmake)[1]
+    top = Path(__file__).resolve().parents[2]
+    if (top / "CMakeLists.txt").is_file():
+        project = re.search(r"project\(qcheck VERSION ([0-9.]+)", (top / "CMakeLists.txt").read_text())[1]
+    else:
+        project = re.search(r"^version: ([0-9.]+)$", (top / "build-info.txt").read_text(), re.M)[1]
+    assert qcheck.__version__ == project

@@ -149,6 +149,7 @@ for f in tools/gpu_bundle/run_gpu_gate.sh tools/gpu_bundle/run_mutants_gate.sh t
 done
 {
   echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "version: $(sed -n 's/^project(qcheck VERSION \([0-9.]*\).*/\1/p' "$repo/CMakeLists.txt")"
   echo "commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "host: $(uname -sr), $(ldd --version | head -1)"
   echo "compilers: $(g++ --version | head -1); $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | tail -1 || true)"
