@@ -37,7 +37,12 @@ def _e(text):
 
 
 def rates(timeline):
-    """(seconds, exec/s) between consecutive (seconds, executions) samples."""
+    """(seconds, exec/s) between consecutive (seconds, executions) samples. A last sample closer to the
+    one before than half the interval before that (the run's end, taken while its workers stopped) is
+    merged with it, so the plot does not end in a drop that only says the run was over."""
+    timeline = list(timeline)
+    if len(timeline) >= 3 and timeline[-1][0] - timeline[-2][0] < 0.5 * (timeline[-2][0] - timeline[-3][0]):
+        del timeline[-2]
     out = []
     for (t0, e0), (t1, e1) in zip(timeline, timeline[1:]):
         if t1 > t0:

@@ -58,6 +58,8 @@ def test_the_page_holds_the_plot_bins_groups_and_known_bugs_and_nothing_from_out
 
 def test_the_rates_come_from_the_samples():
     assert report.rates([(0.0, 0), (1.0, 100), (3.0, 500)]) == [(1.0, 100.0), (3.0, 200.0)]
+    # A last sample 1 s after one taken 15 s apart (the workers stopping) is merged with the interval before.
+    assert report.rates([(0, 0), (15, 150), (30, 300), (31, 305)]) == [(15, 10.0), (31, 155 / 16)]
     assert "no rate samples" in report.svg_plot([])
 
 
