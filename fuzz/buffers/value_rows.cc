@@ -111,16 +111,21 @@ void fill_scale_band(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_
   fill_peaked(rng, rope, bf16_of(std::ldexp(448.0, k)), out, width, true);
 }
 
+// Pair (a, b) of rope.h: r_a = x_a*c - x_b*s (a minus term), r_b = x_b*c + x_a*s.
+void pair_elements(const RowRope& rope, int64_t i, int64_t* a, int64_t* b) {
+  const int64_t half = rope.rope_width / 2;
+  *a = rope.style == RopeStyle::kInterleaved ? 2 * i : i;
+  *b = rope.style == RopeStyle::kInterleaved ? 2 * i + 1 : i + half;
+}
+
 void fill_cancellation(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
   fill_noise(rng, 1.0, out, width);
   if (rope.cos == nullptr) return;
-  const int64_t half = rope.rope_width / 2;
-  for (int64_t i = 0; i < half; ++i) {
+  for (int64_t i = 0; i < rope.rope_width / 2; ++i) {
     const double c = rope.cos[i], s = rope.sin[i];
     if (!(std::fabs(s) > 1.0 / 256) || !std::isfinite(c) || !std::isfinite(s)) continue;
-    // Pair (a, b) of rope.h: r_a = x_a*c - x_b*s and r_b = x_b*c + x_a*s.
-    const int64_t a = rope.style == RopeStyle::kInterleaved ? 2 * i : i;
-    const int64_t b = rope.style == RopeStyle::kInterleaved ? 2 * i + 1 : i + half;
+    int64_t a, b;
+    pair_elements(rope, i, &a, &b);
     if (rng.one_in(2)) {
       out[b] = bf16_of(f32_of_bf16(out[a]) * c / s);  // r_a ~= 0
     } else {
@@ -137,21 +142,13 @@ uint32_t final_code(RowTarget target, float r) {
 
 double grid_of(RowTarget target) { return target == RowTarget::kBf16 ? 0x1p-7 : 0x1p-3; }
 
-// Pair (a, b) of rope.h: r_a = x_a*c - x_b*s (a minus term), r_b = x_b*c + x_a*s.
-void pair_elements(const RowRope& rope, int64_t i, int64_t* a, int64_t* b) {
-  const int64_t half = rope.rope_width / 2;
-  *a = rope.style == RopeStyle::kInterleaved ? 2 * i : i;
-  *b = rope.style == RopeStyle::kInterleaved ? 2 * i + 1 : i + half;
-}
-
-// The exponent range of a row's values: the indexer's own scale 2^k comes
-// from an anchor element at 440 * 2^k (amax in (224, 448] * 2^k, so the
-// scale is 2^k), put in the pass-through part or, without one, in pair 0
-// (its partner 0); returns k, or 0 for the other targets.
-int place_anchor(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width, int k, double value,
-                 bool* pair0_used, int64_t* index = nullptr) {
-  *pair0_used = false;
-  if (rope.target != RowTarget::kE4m3RowScale) return 0;
+// The indexer's own scale 2^k comes from an anchor element at value * 2^k
+// (440: amax in (224, 448] * 2^k, so the scale is 2^k), put in the
+// pass-through part or, without one, in pair 0 (its partner 0). Returns the
+// anchor's index (below the RoPE width: pair 0 is taken), or -1 for the
+// other targets, which get no anchor.
+int64_t place_anchor(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width, int k, double value) {
+  if (rope.target != RowTarget::kE4m3RowScale) return -1;
   const uint16_t anchor = static_cast<uint16_t>(bf16_of(std::ldexp(value, k)) | (rng.one_in(2) ? 0x8000 : 0));
   int64_t at;
   if (rope.rope_width < width) {
@@ -160,11 +157,9 @@ int place_anchor(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t wi
     int64_t b;
     pair_elements(rope, 0, &at, &b);
     out[b] = 0;
-    *pair0_used = true;
   }
   out[at] = anchor;
-  if (index != nullptr) *index = at;
-  return k;
+  return at;
 }
 
 // The exponent E of a value to land, after the target's division, in
@@ -187,8 +182,8 @@ void fill_contraction(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64
   }
   const int k = static_cast<int>(rng.between(-15, 20));
   fill_noise(rng, rope.target == RowTarget::kE4m3RowScale ? std::ldexp(1.0, k) / 4 : 1.0, out, width);
-  bool pair0_used = false;
-  const int row_k = place_anchor(rng, rope, out, width, k, 440.0, &pair0_used);
+  const int64_t anchor = place_anchor(rng, rope, out, width, k, 440.0);
+  const bool pair0_used = anchor >= 0 && anchor < rope.rope_width;
   const double g = grid_of(rope.target);
   for (int64_t i = pair0_used ? 1 : 0; i < rope.rope_width / 2; ++i) {
     const ContractionPair& design = rope.contraction[i];
@@ -199,7 +194,7 @@ void fill_contraction(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64
     if (count == 0) continue;  // noise
     const double u = 1.0 + design.f0 + good[rng.below(static_cast<uint64_t>(count))] * g;
     const double sign = rng.one_in(2) ? -1.0 : 1.0;
-    const int e = target_exponent(rng, rope, row_k, -6, 7);
+    const int e = target_exponent(rng, rope, k, -6, 7);
     // The element whose term decides: the minus term's (a) or the plus term's (b).
     int64_t a, b;
     pair_elements(rope, i, &a, &b);
@@ -258,11 +253,10 @@ void fill_ties(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t widt
   int scale_exponent = rope.q_scale_exponent;
   int64_t anchor = -1;
   double limit = 448.0;  // the largest |r| / scale a tie may have
-  bool pair0_used = false;
   if (rope.target == RowTarget::kE4m3RowScale) {
     const int k = static_cast<int>(rng.between(-22, 119));
     fill_noise(rng, std::ldexp(1.0, k) / 4, out, width);
-    place_anchor(rng, rope, out, width, k, 448.0, &pair0_used, &anchor);
+    anchor = place_anchor(rng, rope, out, width, k, 448.0);
     // At 448 * 2^k or one bf16 ulp either side (the scale 2^(k+1) above).
     const int side = static_cast<int>(rng.below(3)) - 1;
     out[anchor] = static_cast<uint16_t>(out[anchor] + side);
@@ -286,6 +280,7 @@ void fill_ties(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t widt
     }
   }
   if (rope.cos == nullptr) return;
+  const bool pair0_used = anchor >= 0 && anchor < rope.rope_width;
   for (int64_t i = pair0_used ? 1 : 0; i < rope.rope_width / 2; ++i) {
     int64_t a, b;
     pair_elements(rope, i, &a, &b);

@@ -48,6 +48,7 @@ QUICK_SECONDS = 5
 QUICK_FAILURES = 30
 PAUSES = (1, 5)  # seconds before a restart after a quick failure: the first four in a row, then
 TIME_LEFT_SECONDS = 2
+STOP_FILE = "stop"  # in the run's folder: every worker ends its round and the supervisor restarts none
 
 
 class Ended:
@@ -77,7 +78,7 @@ class Supervisor:
     def __init__(self, folder, count, deadline, start, ended, max_findings=0, cap_name="max_findings"):
         self.folder, self.deadline, self._start, self._ended = Path(folder), deadline, start, ended
         self.max_findings, self.cap_name = max_findings, cap_name
-        self.stop_file = self.folder / "stop"
+        self.stop_file = self.folder / STOP_FILE
         self.slots = [Slot(i) for i in range(count)]
         self.restarts = []  # (index, line)
         for slot in self.slots:

@@ -35,7 +35,7 @@ from .compile import add_figures
 from .fuzz import Finding, FuzzResult, Group, replay_command
 from .known import KnownList
 from .mps import Daemons
-from .supervise import Ended, Supervisor
+from .supervise import STOP_FILE, Ended, Supervisor
 
 POLL_SECONDS = 0.5
 STOP_GRACE_SECONDS = 60  # a limit case may run 30 s: time for the last one to end
@@ -89,7 +89,7 @@ class WorkerLink:
 
     def __init__(self, folder, index):
         self.folder, self.index = Path(folder), index
-        self.stop_file = self.folder / "stop"
+        self.stop_file = self.folder / STOP_FILE
         self.current = self.folder / f"w{index}.current.json"
 
     def should_stop(self):
@@ -234,7 +234,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
             if r["stopped"].startswith("a CUDA error") and per_worker is None:
                 return Ended("a CUDA error", artifact=True)  # its findings hold the case
             return None
-        if (run_dir / "stop").exists():
+        if supervisor.stopping():
             return None
         why, saved = triage_death(slot, code)
         return Ended(why, artifact=saved) if per_worker is None else None
@@ -252,7 +252,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
             now = time.monotonic()
             total_findings = sum(len(r["findings"]) for r in results.values()) + len(dead_findings)
             if now >= deadline + STOP_GRACE_SECONDS or total_findings >= max_findings:
-                (run_dir / "stop").touch()
+                supervisor.stop_file.touch()
             if now >= deadline + STOP_GRACE_SECONDS + 10:
                 supervisor.stop(grace=0)
             if now - start - result.timeline[-1][0] >= 2:
