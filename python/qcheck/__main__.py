@@ -1,5 +1,6 @@
 """python -m qcheck fuzz TARGET [options]
 python -m qcheck replay CASE TARGET [--against TARGET2] [options]
+python -m qcheck campaign [--ray [ADDRESS]] [--bin DIR] [--corpus DIR] [--mode M] [--known FILE] [MINUTES]
 
 TARGET is MODULE:FUNCTION or FILE.py:FUNCTION, an adapter (python/README.md,
 "The adapter contract": the module is imported, the current folder on the
@@ -12,6 +13,9 @@ differ), 2 invalid input (a case outside the kernel's domain among them), 3
 runtime error (the kernel raised). --graph also replays each launch from a
 CUDA graph and compares it with the eager one. --domain FILE gives the
 kernel a domain (qcheck.Domain's JSON form) where it declares none.
+campaign runs the C++ fuzz campaign (tools/fuzz_campaign/run_campaign.sh) of
+the repository or GPU bundle this package lies in; --ray puts its workers on
+a Ray cluster (ADDRESS, or a Ray instance of the run's own on this host).
 """
 
 import argparse
@@ -67,9 +71,50 @@ class _WithDomain:
         return self._kernel(tensors)
 
 
+def campaign(argv):
+    """The C++ campaign's own script, found beside this package (a bundle's
+    DIR/python/qcheck, a repository's python/qcheck): exec'd, its exit status
+    the campaign's."""
+    import os
+    here = Path(__file__).resolve().parent
+    root = here.parent.parent
+    p = argparse.ArgumentParser(prog="python -m qcheck campaign",
+                                description="the fuzz campaign over the fuzz targets (run_campaign.sh)")
+    p.add_argument("minutes", nargs="?", default="10")
+    p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="the workers on a Ray cluster (host:port); alone: a Ray instance of the run's own here")
+    p.add_argument("--bin", help="the fuzz targets and tools (a bundle's bin/, or ./qcheck fuzz's campaign-bin)")
+    p.add_argument("--corpus", help="the seed corpus (default: the bundle's or repository's corpus/)")
+    p.add_argument("--mode", default="default", choices=["default", "pr", "batch"])
+    p.add_argument("--known", help="a known-bugs file (fuzz/verdict/known.h)")
+    args = p.parse_args(argv)
+    script = next((s for s in (root / "run_campaign.sh", root / "tools" / "fuzz_campaign" / "run_campaign.sh")
+                   if s.is_file()), None)
+    bins = [args.bin] if args.bin else [root / "bin", root / "build" / "fuzz-gpu" / "campaign-bin",
+                                        root / "build" / "fuzz" / "campaign-bin"]
+    bin_dir = next((Path(b) for b in bins if (Path(b) / "fused_q_fuzzer").exists()), None)
+    if script is None or bin_dir is None:
+        print("qcheck campaign: the campaign runs from a GPU bundle (./qcheck bundle DIR) or a repository checkout "
+              f"(./qcheck fuzz builds it); {'no run_campaign.sh' if script is None else 'no fused_q_fuzzer'} "
+              f"beside {here}{'' if script is None else ' (--bin DIR names the fuzz targets)'}", file=sys.stderr)
+        return 2
+    command = [str(script), "--bin", str(bin_dir), "--corpus", args.corpus or str(root / "corpus"),
+               "--mode", args.mode]
+    command += ["--known", args.known] if args.known else []
+    command += ["--ray", args.ray] if args.ray else []
+    lib = root / "lib"
+    if lib.is_dir():  # a bundle's libraries (its own front door sets the same)
+        os.environ["LD_LIBRARY_PATH"] = f"{lib}:{os.environ.get('LD_LIBRARY_PATH', '')}".rstrip(":")
+    os.execv(str(script), command + [args.minutes])
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["campaign"]:
+        return campaign(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m qcheck", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("campaign", help="the C++ fuzz campaign, on this host or a Ray cluster (campaign --help)")
     f = sub.add_parser("fuzz", help="fuzz an adapter")
     f.add_argument("target")
     f.add_argument("--minutes", type=float, default=1.0)

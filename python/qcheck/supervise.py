@@ -24,8 +24,9 @@ The rules:
   - stop(): the stop file, SIGTERM to every worker, SIGKILL after a grace.
 
 As a script (no import of the qcheck package, as mps.py):
-  python3 supervise.py libfuzzer RUN_FOLDER DEADLINE_EPOCH SEED0 MAX_FINDINGS N
-runs N libFuzzer workers. Worker I's command is RUN_FOLDER/wI.args (one
+  python3 supervise.py libfuzzer RUN_FOLDER DEADLINE_EPOCH SEED0 MAX_FINDINGS N [FIRST]
+runs N libFuzzer workers, FIRST (0) to FIRST + N - 1 (a Ray campaign's
+worker runs one: ray_campaign.py). Worker I's command is RUN_FOLDER/wI.args (one
 argument per line; {seed} becomes SEED0 + 1000 * round + I, {round} the
 round, {seconds} the seconds left), its environment RUN_FOLDER/wI.env
 (NAME=VALUE to set, -NAME to unset; {round} as above) and its log
@@ -70,7 +71,8 @@ class Slot:
 
 
 class Supervisor:
-    """`start(slot)` launches the slot's round `slot.round` and returns its
+    """`count`: the workers, 0 to count - 1, or a list of their indices.
+    `start(slot)` launches the slot's round `slot.round` and returns its
     Popen; `ended(slot, code, ran_seconds)` returns None (the worker is
     done) or an Ended. Call poll() until it returns False (every worker
     done), then stop()."""
@@ -79,7 +81,7 @@ class Supervisor:
         self.folder, self.deadline, self._start, self._ended = Path(folder), deadline, start, ended
         self.max_findings, self.cap_name = max_findings, cap_name
         self.stop_file = self.folder / STOP_FILE
-        self.slots = [Slot(i) for i in range(count)]
+        self.slots = [Slot(i) for i in (range(count) if isinstance(count, int) else count)]
         self.restarts = []  # (index, line)
         for slot in self.slots:
             self._launch(slot)
@@ -165,15 +167,15 @@ def _fill(text, values):
     return text
 
 
-def _libfuzzer_supervisor(run, deadline_epoch, seed0, max_findings, count):
+def _libfuzzer_supervisor(run, deadline_epoch, seed0, max_findings, indices):
     deadline = time.monotonic() + (deadline_epoch - time.time())
     logs = run.parent / "logs"
-    specs = []
-    for i in range(count):
+    specs = {}
+    for i in indices:
         args = (run / f"w{i}.args").read_text().splitlines()
         env = (run / f"w{i}.env").read_text().splitlines() if (run / f"w{i}.env").exists() else []
         prefix = next(a.split("=", 1)[1] for a in args if a.startswith("-artifact_prefix="))
-        specs.append((args, env, Path(prefix), Path(args[-1])))
+        specs[i] = (args, env, Path(prefix), Path(args[-1]))
 
     def artifacts(i):
         prefix = specs[i][2]
@@ -216,7 +218,7 @@ def _libfuzzer_supervisor(run, deadline_epoch, seed0, max_findings, count):
     terminated = []
     signal.signal(signal.SIGTERM, lambda *_: terminated.append(1))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the campaign's to handle (the workers inherit this)
-    supervisor = Supervisor(run, count, deadline, start, ended, max_findings, "QCHECK_FUZZ_MAX_FINDINGS")
+    supervisor = Supervisor(run, list(indices), deadline, start, ended, max_findings, "QCHECK_FUZZ_MAX_FINDINGS")
     while not terminated and supervisor.poll():
         time.sleep(0.5)
     supervisor.stop(grace=10)
@@ -224,10 +226,12 @@ def _libfuzzer_supervisor(run, deadline_epoch, seed0, max_findings, count):
 
 
 def main(argv):
-    if len(argv) != 7 or argv[1] != "libfuzzer":
-        print("usage: supervise.py libfuzzer RUN_FOLDER DEADLINE_EPOCH SEED0 MAX_FINDINGS N", file=sys.stderr)
+    if len(argv) not in (7, 8) or argv[1] != "libfuzzer":
+        print("usage: supervise.py libfuzzer RUN_FOLDER DEADLINE_EPOCH SEED0 MAX_FINDINGS N [FIRST]", file=sys.stderr)
         return 2
-    return _libfuzzer_supervisor(Path(argv[2]), float(argv[3]), int(argv[4]), int(argv[5]), int(argv[6]))
+    first = int(argv[7]) if len(argv) == 8 else 0
+    return _libfuzzer_supervisor(Path(argv[2]), float(argv[3]), int(argv[4]), int(argv[5]),
+                                 range(first, first + int(argv[6])))
 
 
 if __name__ == "__main__":

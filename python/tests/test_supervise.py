@@ -2,6 +2,7 @@
 workers: what the C++ campaign and the Python door's workers both follow."""
 
 import subprocess
+import sys
 import time
 
 import pytest
@@ -64,3 +65,19 @@ def test_no_restart_past_the_deadline_and_stop_ends_every_worker(tmp_path):
     assert time.monotonic() - began < 5 and not slow.poll()
     assert all(slot.process.returncode == -15 for slot in slow.slots)
     assert (tmp_path / "stop").exists()
+
+
+def test_the_script_runs_the_workers_it_is_given(tmp_path):
+    # supervise.py libfuzzer RUN DEADLINE SEED0 MAX N FIRST: a Ray campaign's worker runs worker FIRST alone,
+    # from its own command files, with its own seeds ({seed} = SEED0 + 1000 * round + index).
+    run_dir, logs = tmp_path / "run", tmp_path / "logs"
+    run_dir.mkdir()
+    logs.mkdir()
+    for i in range(3):
+        (run_dir / f"w{i}.args").write_text(f"sh\n-c\necho worker {i} seed $0\n{{seed}}\n-artifact_prefix={tmp_path}/a.\n"
+                                            f"{tmp_path}/corpus\n")
+    code = subprocess.run([sys.executable, supervise.__file__, "libfuzzer", str(run_dir), str(time.time() + 30), "7", "0",
+                           "1", "2"], timeout=60).returncode
+    assert code == 0
+    assert sorted(p.name for p in logs.iterdir()) == ["w2.r1.log"]
+    assert (logs / "w2.r1.log").read_text() == "worker 2 seed 1009\n"

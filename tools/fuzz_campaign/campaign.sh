@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# campaign.sh [--mode default|pr|batch] [MINUTES]   (README's main job:
+# campaign.sh [--mode default|pr|batch] [--ray ADDRESS] [MINUTES]   (README's main job:
 # `./qcheck fuzz [MINUTES]`, default 10)
 #
 # Builds the fuzz targets and tools on this machine, then runs the campaign
@@ -15,7 +15,8 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 args=("$@")
-[ $# -gt 0 ] || args=(10)
+# MINUTES defaults to 10, also beside options (./qcheck fuzz --ray ADDRESS)
+[[ " $* " =~ \ [0-9]+\  ]] || args+=(10)
 
 gpu=0
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU' && gpu=1

@@ -4,7 +4,8 @@
 # run_campaign.sh after the work folder is set up; sets gpus, fused_backends,
 # uses_cuda, own_mps, existing_mps, mps_note, stop_mps and has_own_mps.
 gpus=()
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+# (On a Ray cluster the nodes' GPUs are Ray's: campaign_ray.sh; none of this host's is used here.)
+if [ -z "${ray_address:-}" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
   if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
     IFS=, read -r -a gpus <<<"$CUDA_VISIBLE_DEVICES"
   else

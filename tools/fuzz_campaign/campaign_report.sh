@@ -150,7 +150,7 @@ minimize_groups() {
 
 summary() {
   echo "==== campaign summary: mode $mode, ${elapsed}s of ${minutes} min, ${nworkers} workers, $(date -u +%Y-%m-%dT%H:%M:%SZ) ===="
-  echo "GPUs: ${gpus[*]:-none}; $mps_note"
+  if [ -n "$ray_address" ]; then ray_summary; else echo "GPUs: ${gpus[*]:-none}; $mps_note"; fi
   local t b n e=$((elapsed > 0 ? elapsed : 1))
   for t in fused_q numerics case_decode; do
     n=$(executions $t)
@@ -164,9 +164,9 @@ summary() {
     printf '  fused_q on %-28s %2d workers %12s execs %9s exec/s\n' "$b" "$w" "$n" "$((n / e))"
   done
   echo "worker restarts: $(restart_count) (reasons in $work/run/w*.restarts)"
-  grep -l '^stopped after\|^gave up' "$work"/run/w*.restarts 2>/dev/null | while read -r f; do
+  grep -l '^stopped after\|^gave up\|^actor lost' "$work"/run/w*.restarts 2>/dev/null | while read -r f; do
     local w; w=$(basename "$f" .restarts)
-    echo "  $w ($(awk -v w="$w" '$1 == w {print $3}' "$work/workers.tsv")): $(grep -m1 '^stopped after\|^gave up' "$f")"
+    echo "  $w ($(awk -v w="$w" '$1 == w {print $3}' "$work/workers.tsv")): $(grep -m1 '^stopped after\|^gave up\|^actor lost' "$f")"
   done
   [ -n "$merge_note" ] && echo "batch merge:$merge_note"
   echo

@@ -3,7 +3,7 @@
 # builds them on a build machine and calls this; the GPU bundle carries both
 # (DIR/qcheck fuzz). The same campaign everywhere:
 #
-#   run_campaign.sh --bin DIR --corpus DIR [--mode default|pr|batch] [--known FILE] MINUTES
+#   run_campaign.sh --bin DIR --corpus DIR [--mode default|pr|batch] [--known FILE] [--ray ADDRESS] MINUTES
 #
 #   --bin DIR     fused_q_fuzzer, numerics_fuzzer, case_decode_fuzzer,
 #                 qcheck-replay, fused_q.dict and qcheck-minimize (each fused_q
@@ -22,6 +22,12 @@
 #                 and an artifact they cover is counted under KNOWN in the
 #                 summary, not minimized, and neither stops pr mode nor makes
 #                 the exit status 1.
+#   --ray ADDRESS the workers on a Ray cluster (ADDRESS, or "local": a Ray
+#                 instance of the run's own on this host) instead of this
+#                 host's cores: python/qcheck/ray_campaign.py plans them from
+#                 the cluster's nodes and fills the work folder, which the
+#                 rest of this script reads as on one host. Needs Ray in
+#                 python3 (or QCHECK_RAY_PYTHON).
 #
 # One persistent libFuzzer process per core, no -fork (every restart of a
 # CUDA process pays a new context), sharing one corpus folder per target
@@ -59,7 +65,7 @@ say() { echo "campaign: $*"; }
 fail_setup() { echo "campaign: $*" >&2; exit 2; }
 
 # --- arguments --------------------------------------------------------------
-bin="" corpus="" mode=default minutes="" known_file=""
+bin="" corpus="" mode=default minutes="" known_file="" ray_address=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=${2:-}; shift 2 ;;
@@ -70,7 +76,9 @@ while [ $# -gt 0 ]; do
     --mode=*) mode=${1#*=}; shift ;;
     --known) known_file=${2:-}; shift 2 ;;
     --known=*) known_file=${1#*=}; shift ;;
-    -*) fail_setup "unknown option $1 (--bin DIR --corpus DIR --mode default|pr|batch --known FILE MINUTES)" ;;
+    --ray) ray_address=${2:-}; shift 2 || shift ;;
+    --ray=*) ray_address=${1#*=}; shift ;;
+    -*) fail_setup "unknown option $1 (--bin DIR --corpus DIR --mode default|pr|batch --known FILE --ray ADDRESS MINUTES)" ;;
     *) minutes=$1; shift ;;
   esac
 done
@@ -78,6 +86,7 @@ case "$minutes" in ''|*[!0-9]*) fail_setup "MINUTES must be a whole number, not 
 [ "$minutes" -ge 1 ] || fail_setup "MINUTES must be at least 1"
 case "$mode" in default|pr|batch) ;; *) fail_setup "--mode must be default, pr or batch, not '$mode'" ;; esac
 [ -d "$bin" ] || fail_setup "--bin DIR: '$bin' is not a folder"
+case "$ray_address" in -*) fail_setup "--ray ADDRESS: '$ray_address' is not an address (host:port, ray://host:port or local)" ;; esac
 [ -d "$corpus" ] || fail_setup "--corpus DIR: '$corpus' is not a folder"
 if [ -n "$known_file" ]; then
   [ -f "$known_file" ] || fail_setup "--known FILE: '$known_file' is not a file"
@@ -150,37 +159,43 @@ source "$(dirname "${BASH_SOURCE[0]}")/campaign_gpus.sh"
 # but one (left to the MPS server and this script: on the H200 host 16
 # fused_q workers gave 27,000 exec/s in all where 14 gave 32,000) and
 # numerics and case_decode, which test CPU code only, run beside it at the
-# lowest priority.
+# lowest priority. On a Ray cluster the driver plans by the same rules per
+# node (campaign_ray.sh).
 nice_cpu_targets=""
-if [ ${#gpus[@]} -gt 0 ] && [ $uses_cuda -eq 1 ]; then
-  fused_workers=$((jobs > 1 ? jobs - 1 : 1))
-  nice_cpu_targets="nice -n 19"
-else
-  fused_workers=$((jobs - 2))
-fi
-[ $fused_workers -ge ${#fused_backends[@]} ] || fused_workers=${#fused_backends[@]}
-# On a GPU the first CUDA worker also runs the limit cases (--case-size=limit,
-# case_mutator.h: T past 65535, views past 2^32 elements, production loads),
-# unless QCHECK_CASE_SIZE chooses one size for every worker.
 worker_target=() worker_backend=() worker_gpu=() worker_size=()
-for ((i = 0; i < fused_workers; i++)); do
-  worker_target+=(fused_q)
-  worker_backend+=("${fused_backends[$((i % ${#fused_backends[@]}))]}")
-  worker_size+=("")
-  if [ ${#gpus[@]} -gt 0 ] && [[ ${worker_backend[$i]} == cuda-* ]]; then
-    worker_gpu+=("${gpus[$((i % ${#gpus[@]}))]}")
-    if [ -z "${QCHECK_CASE_SIZE:-}" ] && [[ " ${worker_size[*]} " != *" limit "* ]]; then worker_size[$i]=limit; fi
+if [ -n "$ray_address" ]; then
+  source "$(dirname "${BASH_SOURCE[0]}")/campaign_ray.sh"
+  ray_plan
+else
+  if [ ${#gpus[@]} -gt 0 ] && [ $uses_cuda -eq 1 ]; then
+    fused_workers=$((jobs > 1 ? jobs - 1 : 1))
+    nice_cpu_targets="nice -n 19"
   else
-    worker_gpu+=("")
+    fused_workers=$((jobs - 2))
   fi
-done
-worker_target+=(numerics case_decode); worker_backend+=("" ""); worker_gpu+=("" ""); worker_size+=("" "")
-nworkers=${#worker_target[@]}
-: >"$work/workers.tsv"
-for ((i = 0; i < nworkers; i++)); do
-  printf 'w%d\t%s\t%s\t%s\t%s\n' "$i" "${worker_target[$i]}" "${worker_backend[$i]:--}" "${worker_gpu[$i]:--}" \
-    "${worker_size[$i]:-${QCHECK_CASE_SIZE:-default}}" >>"$work/workers.tsv"
-done
+  [ $fused_workers -ge ${#fused_backends[@]} ] || fused_workers=${#fused_backends[@]}
+  # On a GPU the first CUDA worker also runs the limit cases (--case-size=limit,
+  # case_mutator.h: T past 65535, views past 2^32 elements, production loads),
+  # unless QCHECK_CASE_SIZE chooses one size for every worker.
+  for ((i = 0; i < fused_workers; i++)); do
+    worker_target+=(fused_q)
+    worker_backend+=("${fused_backends[$((i % ${#fused_backends[@]}))]}")
+    worker_size+=("")
+    if [ ${#gpus[@]} -gt 0 ] && [[ ${worker_backend[$i]} == cuda-* ]]; then
+      worker_gpu+=("${gpus[$((i % ${#gpus[@]}))]}")
+      if [ -z "${QCHECK_CASE_SIZE:-}" ] && [[ " ${worker_size[*]} " != *" limit "* ]]; then worker_size[$i]=limit; fi
+    else
+      worker_gpu+=("")
+    fi
+  done
+  worker_target+=(numerics case_decode); worker_backend+=("" ""); worker_gpu+=("" ""); worker_size+=("" "")
+  nworkers=${#worker_target[@]}
+  : >"$work/workers.tsv"
+  for ((i = 0; i < nworkers; i++)); do
+    printf 'w%d\t%s\t%s\t%s\t%s\n' "$i" "${worker_target[$i]}" "${worker_backend[$i]:--}" "${worker_gpu[$i]:--}" \
+      "${worker_size[$i]:-${QCHECK_CASE_SIZE:-default}}" >>"$work/workers.tsv"
+  done
+fi
 
 start_time=$SECONDS
 deadline=$((SECONDS + minutes * 60))
@@ -241,15 +256,21 @@ for ((i = 0; i < nworkers; i++)); do
 done
 
 say "${minutes} min, mode $mode, ${nworkers} workers: ${fused_workers} fused_q over ${fused_backends[*]}, 1 numerics, 1 case_decode${nice_cpu_targets:+ (these two at nice 19)}"
-say "GPUs: ${gpus[*]:-none}; $mps_note"
 say "work folder $work (workers.tsv, logs/, */artifacts/)"
-python3 "$qcheck_py/supervise.py" libfuzzer "$work/run" "$(($(date +%s) + deadline - SECONDS))" "$seed0" \
-  "$max_findings" "$nworkers" >"$work/logs/supervisor.log" 2>&1 &
-supervisor_pid=$!
+stop_seconds=15
+if [ -n "$ray_address" ]; then
+  ray_start  # the driver waits for the workers' command files; it stops them and hands over what they hold
+  stop_seconds=120
+else
+  say "GPUs: ${gpus[*]:-none}; $mps_note"
+  python3 "$qcheck_py/supervise.py" libfuzzer "$work/run" "$(($(date +%s) + deadline - SECONDS))" "$seed0" \
+    "$max_findings" "$nworkers" >"$work/logs/supervisor.log" 2>&1 &
+  supervisor_pid=$!
+fi
 
 stop_workers() {
   kill -TERM "$supervisor_pid" 2>/dev/null  # it stops every worker: SIGTERM, SIGKILL after 10 s
-  for _ in $(seq 1 30); do
+  for _ in $(seq 1 $((stop_seconds * 2))); do
     kill -0 "$supervisor_pid" 2>/dev/null || break
     sleep 0.5
   done
@@ -292,7 +313,7 @@ executions() {  # target [backend]: executions so far over all workers and round
   echo $total
 }
 artifact_count() { find "$work"/*/artifacts -type f | wc -l; }
-restart_count() { cat "$work"/run/w*.restarts 2>/dev/null | grep -c -e '^finding' -e '^no artifact'; }
+restart_count() { cat "$work"/run/w*.restarts 2>/dev/null | grep -c -e '^finding' -e '^no artifact' -e '^actor restarted'; }
 
 interrupted=""
 on_signal() { interrupted=$1; }

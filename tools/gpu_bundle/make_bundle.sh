@@ -143,7 +143,7 @@ find "$out/tests" -name manifest.tsv -prune -o -type f -exec chmod +x {} \;
 if [[ -d "$repo/corpus" ]]; then cp -r "$repo/corpus" "$out/corpus"; else mkdir -p "$out/corpus"; fi
 for f in tools/gpu_bundle/run_gpu_gate.sh tools/gpu_bundle/run_mutants_gate.sh tools/gpu_bundle/qcheck tools/gpu_bundle/run_fuzz.sh \
          tools/fuzz_campaign/run_campaign.sh tools/fuzz_campaign/campaign_gpus.sh tools/fuzz_campaign/campaign_report.sh \
-         tools/fuzz_campaign/campaign_status.sh tests/fuzz_smoke/campaign_test.sh; do
+         tools/fuzz_campaign/campaign_status.sh tools/fuzz_campaign/campaign_ray.sh tests/fuzz_smoke/campaign_test.sh; do
   cp "$repo/$f" "$out/"
   chmod +x "$out/$(basename "$f")"
 done
