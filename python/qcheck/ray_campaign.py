@@ -136,6 +136,14 @@ def _normal_priority():
     return os.getpriority(os.PRIO_PROCESS, 0)
 
 
+def _node_gpus(count):
+    """The ids of a node's `count` GPUs as its raylet sees them (its
+    CUDA_VISIBLE_DEVICES, which an actor holding no GPU inherits), the ids
+    Ray's get_gpu_ids gives the workers; 0 .. count - 1 where it is unset."""
+    visible = [g for g in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if g.strip()]
+    return visible if len(visible) == count else [str(g) for g in range(count)]
+
+
 class NodeAgent:
     """One per node: the shipped files in a node-local folder, the node's MPS daemons (mps.py's rules)."""
 
@@ -154,7 +162,7 @@ class NodeAgent:
         spec = importlib.util.spec_from_file_location("qcheck_mps", self.bin / "mps.py")
         mps = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mps)
-        self.daemons = mps.Daemons(self.folder / "mps", [str(g) for g in range(int(gpus))], mps_mode)
+        self.daemons = mps.Daemons(self.folder / "mps", _node_gpus(int(gpus)), mps_mode)
         nice = _normal_priority()
         if nice:
             self.daemons.note += (f"; the workers run at nice {nice}, Ray's worker niceness (start the node with "
