@@ -199,7 +199,7 @@ class Worker:
             (self.local / sub).mkdir(parents=True, exist_ok=True)
         self.index, self.corpus = index, self.local / "corpus"
         self.known, self.sent_artifacts, self.offsets = set(), set(), {}
-        for name, data in seeds:
+        for data in seeds:
             self._put(data)
 
         def local_path(text):
@@ -315,26 +315,24 @@ class Mirror:
                 data = path.read_bytes()
                 known[sha1(data)] = data
 
-    def seeds(self, target):
-        return [(name, data) for name, data in self.hashes[target].items()]
+    def corpus(self, target):
+        """Every entry of the target's corpus (an input that ended a worker is not kept)."""
+        return list(self.hashes[target].values())
 
     def note(self, index, line):
         with open(self.work / "run" / f"w{index}.restarts", "a") as f:
             f.write(line + "\n")
 
-    def restarted(self, index):
-        """A new incarnation: it gets the whole corpus again."""
-        target = self.workers[index]["target"]
-        self.pending[index] = [d for s, d in self.hashes[target].items() if s not in self.banned]
-        self.counts[index]["incarnations"] += 1
-
-    def take(self, index, got):
+    def take(self, index, got, sent):
+        """A worker's answer to an exchange that gave it `sent` entries."""
         w = self.workers[index]
+        self.counts[index]["received"] += sent
         target, k = w["target"], got["incarnation"]
         if self.incarnation.get(index, 0) != k:
             self.note(index, f"actor restarted by Ray: incarnation {k}, pid {got['pid']} on {got['host']}")
             self.incarnation[index] = k
-            self.restarted(index)
+            self.pending[index] = self.corpus(target)  # a new incarnation gets the whole corpus again
+            self.counts[index]["incarnations"] += 1
         suffix = f".k{k}" if k else ""  # an incarnation's rounds start from 1 again
         for name, text in got["status"].items():
             (self.work / "status" / (name + suffix)).write_text(text)
@@ -373,10 +371,15 @@ class Mirror:
             self.counts[index]["corpus"] = got["corpus_size"]
 
     def outgoing(self, index):
+        """What the worker is to get at its next exchange (taken: unsent() gives it back)."""
         entries, drop = self.pending[index], self.drop[index]
         self.pending[index], self.drop[index] = [], []
-        self.counts[index]["received"] += len(entries)
         return entries, drop
+
+    def unsent(self, index, entries, drop):
+        """An exchange that did not reach the worker: its entries and drops go with the next one."""
+        self.pending[index] = entries + self.pending[index]
+        self.drop[index] = drop + self.drop[index]
 
     def write_sync(self):
         lines = ["worker\thost\tincarnations\thanded_over\treceived\tcorpus_at_end\tpid"]
@@ -413,10 +416,10 @@ def _shipped_files(work, workers):
                 value = line.split("=", 1)[-1]
                 if value.startswith("/") and not value.startswith(str(work)) and Path(value).is_file():
                     shipped[value] = "bin/" + Path(value).name
-    binaries = {str(Path(p).resolve().parent) for p, rel in shipped.items() if rel.endswith("_fuzzer")}
-    binaries |= {str(Path(p).parent) for p, rel in shipped.items() if rel.endswith("_fuzzer")}
-    for folder in binaries:
-        lib = Path(folder).parent / "lib"
+    # (the folder a fuzzer's path names and, through a link, its real one: lib/ may sit beside either)
+    fuzzers = [Path(p) for p, rel in shipped.items() if rel.endswith("_fuzzer")]
+    for folder in {f.parent for f in fuzzers} | {f.resolve().parent for f in fuzzers}:
+        lib = folder.parent / "lib"
         if lib.is_dir():
             for path in lib.iterdir():
                 if path.is_file():
@@ -491,7 +494,7 @@ def main(argv):
                  and k != "QCHECK_STATUS_FILE"]
     # Held here for the whole run: a restarted actor is built again from them (Ray keeps an
     # object only while a reference to it lives).
-    seeds = {target: ray.put(mirror.seeds(target)) for target in {w["target"] for w in workers}}
+    seeds = {target: ray.put(mirror.corpus(target)) for target in {w["target"] for w in workers}}
     actors = {}
     for w in workers:
         i = w["index"]
@@ -507,23 +510,23 @@ def main(argv):
     lost, failing = set(), {}
     running = {i: True for i in actors}
 
-    def exchange_all(call):
+    def exchange_all(stop=False):
+        """One exchange with every worker (at the end, stop(): what each holds, nothing given)."""
         asked = {}
         for i, actor in actors.items():
             if i in lost:
                 continue
-            entries, drop = mirror.outgoing(i)
-            asked[call(actor, entries, drop)] = (i, entries)
+            entries, drop = ([], []) if stop else mirror.outgoing(i)
+            asked[actor.stop.remote() if stop else actor.exchange.remote(entries, drop)] = (i, entries, drop)
         ready, _ = ray.wait(list(asked), num_returns=len(asked), timeout=EXCHANGE_TIMEOUT)
-        for ref in asked:
-            i, entries = asked[ref]
+        for ref, (i, entries, drop) in asked.items():
             if ref not in ready:
-                mirror.pending[i] = entries + mirror.pending[i]  # asked again next time
+                mirror.unsent(i, entries, drop)  # asked again next time
                 continue
             try:
                 got = ray.get(ref)
             except ray.exceptions.RayActorError as e:  # dying or restarting: the next incarnation answers
-                mirror.pending[i] = entries + mirror.pending[i]
+                mirror.unsent(i, entries, drop)
                 failing.setdefault(i, time.monotonic())
                 if time.monotonic() - failing[i] > LOST_SECONDS:  # its node is gone, or Ray gave up on it
                     lost.add(i)
@@ -531,17 +534,17 @@ def main(argv):
                     mirror.note(i, f"actor lost: {str(e).splitlines()[0][:200]}")
                 continue
             failing.pop(i, None)
-            mirror.take(i, got)
+            mirror.take(i, got, len(entries))
             running[i] = got["running"]
 
     while not terminated and any(running.values()):
-        exchange_all(lambda actor, entries, drop: actor.exchange.remote(entries, drop))
+        exchange_all()
         mirror.write_sync()
         for _ in range(int(EXCHANGE_SECONDS / 0.1)):
             if terminated:
                 break
             time.sleep(0.1)
-    exchange_all(lambda actor, entries, drop: actor.stop.remote())
+    exchange_all(stop=True)
     mirror.write_sync()
     for actor in actors.values():
         ray.kill(actor, no_restart=True)
