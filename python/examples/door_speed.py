@@ -7,7 +7,8 @@ empty Triton cache of its own (every variant compiles at least once).
                           [--rows plain,aware,workers] [--find-rows workers]
 
 Rows: plain (compile-aware off, one process), aware (compile-aware, one
-process), workers (compile-aware, --workers N under qcheck's MPS daemon), all
+process), workers (compile-aware, --workers N under qcheck's MPS daemon), ray
+(the workers row on a Ray instance of the run's own: --ray local), all
 on the correct kernel at usual sizes (a finding there is printed as a
 failure). Then, for each row named in --find-rows, the time to the first
 finding of each planted variant (weights-stride-1, tokens-on-grid-y) for
@@ -30,19 +31,20 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROWS = {"plain": (1, False), "aware": (1, True), "workers": (None, True)}
+ROWS = {"plain": (1, False, False), "aware": (1, True, False), "workers": (None, True, False),
+        "ray": (None, True, True)}
 VARIANTS = {"weights-stride-1": "adapter_weights_stride_1", "tokens-on-grid-y": "adapter_tokens_on_grid_y"}
 SIZE_GATED = {"tokens-on-grid-y"}  # a launch that fails from T = 65536: only limit cases reach it
 
 
-def fuzz(target, seconds, workers, aware, out, name, seed=1, max_findings=50, case_size="usual"):
+def fuzz(target, seconds, workers, aware, out, name, seed=1, max_findings=50, case_size="usual", ray=False):
     env = dict(os.environ, TRITON_CACHE_DIR=str(out / f"triton-cache-{name}"))
     if "qcheck" not in sys.modules:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), str(HERE.parent)) if p)
     args = [sys.executable, "-m", "qcheck", "fuzz", f"production_adapter:{target}", "--minutes", f"{seconds / 60}",
             "--case-size", case_size, "--device", "cuda", "--workers", str(workers), "--seed", str(seed),
             "--findings", str(out / f"findings-{name}"), "--corpus", str(out / f"corpus-{name}"),
-            "--max-findings", str(max_findings)] + ["--no-compile-aware"] * (not aware)
+            "--max-findings", str(max_findings)] + ["--no-compile-aware"] * (not aware) + ["--ray", "local"] * ray
     began = time.monotonic()
     done = subprocess.run(args, cwd=HERE, env=env, capture_output=True, text=True)
     (out / f"{name}.log").write_text(" ".join(args) + "\n" + done.stderr + done.stdout)
@@ -88,21 +90,21 @@ def main():
     # as a user would (with workers, worker 0 runs them on its own).
     jobs = {}
     for row in rows:
-        workers, aware = ROWS[row]
+        workers, aware, ray = ROWS[row]
         workers = workers or args.workers
-        jobs[row] = ("adapter", args.seconds, workers, aware, out, row)
+        jobs[row] = ("adapter", args.seconds, workers, aware, out, row, 1, 50, "usual", ray)
         for variant, target in VARIANTS.items() if row in find_rows else ():
             size = "limit" if workers == 1 and variant in SIZE_GATED else "usual"
             for seed in range(1, args.seeds + 1):
                 jobs[(row, variant, seed)] = (target, args.find_seconds, workers, aware, out,
-                                              f"{row}-{variant}-{seed}", seed, 1, size)
+                                              f"{row}-{variant}-{seed}", seed, 1, size, ray)
     done = {}
     if args.parallel_single:  # every one-process job at once, one core each
         from concurrent.futures import ThreadPoolExecutor
         limit_runs = threading.Semaphore(3)  # a limit case holds gigabytes on the host and the GPU
 
         def run(job):
-            if job[-1] != "limit":
+            if job[8] != "limit":
                 return fuzz(*job)
             with limit_runs:
                 return fuzz(*job)
@@ -127,7 +129,7 @@ def main():
                 failed |= g["first"] is None
             size = " (case_size limit)" if workers == 1 and variant in SIZE_GATED else ""
             finds.append(f"{variant}{size}: {', '.join(times)}")
-        mode = "compile-aware" if aware else "compile-aware off"
+        mode = ("compile-aware" if aware else "compile-aware off") + (", Ray" if jobs[row][9] else "")
         lines.append(f"| {row} ({mode}) | {workers} | {f.get('seconds', 0):.0f} | {f.get('executions', 0)} | "
                      f"{f.get('rate', 0)} | {f.get('compiles', '?')} | {f.get('compile_share', '?')} % | "
                      f"{f.get('warm', '?')} % | {f.get('bins', '?')} | {f['findings']} | "

@@ -7,7 +7,8 @@ TARGET is MODULE:FUNCTION or FILE.py:FUNCTION, an adapter (python/README.md,
 path, and the function called with each case's tensors), or plugin:PATH, a
 kernel library built against include/qcheck/qcheck_plugin.h (qcheck.Plugin).
 fuzz --workers N runs N processes (qcheck.workers; on a CUDA device one per
-core but one when not given, under an MPS daemon of qcheck's own). replay exits as
+core but one when not given, under an MPS daemon of qcheck's own); --ray
+[ADDRESS] runs them on a Ray cluster (qcheck.ray_workers). replay exits as
 qcheck-replay does: 0 pass, 1 mismatch (or, with --against, outputs that
 differ), 2 invalid input (a case outside the kernel's domain among them), 3
 runtime error (the kernel raised). --graph also replays each launch from a
@@ -133,6 +134,9 @@ def main(argv=None):
     f.add_argument("--max-findings", type=int, default=50)
     f.add_argument("--workers", type=int,
                    help="processes (default: one per core but one on a CUDA device for a timed run, else 1)")
+    f.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="the workers on a Ray cluster (host:port; alone: a Ray instance of the run's own here): "
+                        "--workers in all, or one per CPU of its nodes (qcheck.ray_workers)")
     f.add_argument("--explore-share", type=float, default=0.2,
                    help="share of the time spent on cases the kernel has not compiled (qcheck.compile)")
     f.add_argument("--no-compile-aware", action="store_true", help="the plain loop: every case as generated")
@@ -165,11 +169,16 @@ def main(argv=None):
         if args.worker_dir:
             from .workers import WorkerLink
             link = WorkerLink(args.worker_dir, args.worker_index)
-        result = fuzz(kernel, minutes=args.minutes, profile=args.profile, case_size=args.case_size, seed=args.seed,
-                      corpus=args.corpus, device=args.device, findings=args.findings, executions=args.executions,
-                      graph=args.graph, known=known, poison_allocator=not args.no_poison_allocator,
-                      max_findings=args.max_findings, progress=not args.quiet, workers=args.workers,
-                      compile_aware=not args.no_compile_aware, explore_share=args.explore_share, _worker=link)
+        try:
+            result = fuzz(kernel, minutes=args.minutes, profile=args.profile, case_size=args.case_size,
+                          seed=args.seed, corpus=args.corpus, device=args.device, findings=args.findings,
+                          executions=args.executions, graph=args.graph, known=known,
+                          poison_allocator=not args.no_poison_allocator, max_findings=args.max_findings,
+                          progress=not args.quiet, workers=args.workers, ray=args.ray,
+                          compile_aware=not args.no_compile_aware, explore_share=args.explore_share, _worker=link)
+        except (ValueError, ConnectionError) as e:  # the run could not start (workers, Ray): one line
+            print(f"qcheck: {e}", file=sys.stderr)
+            return 2
         if link is not None:
             link.finish(result)
         if args.junit:

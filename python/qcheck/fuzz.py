@@ -85,7 +85,7 @@ class FuzzResult:
     transfers (to the device and back), allocator (the poisoning of torch's
     cached memory before each CUDA run), kernel (the adapter, to a
     synchronize), verdict (libqcheck's judge)), compile (qcheck.compile's
-    figures), workers and restarts (qcheck.workers))."""
+    figures), workers and restarts (qcheck.workers), cluster (on Ray))."""
 
     def __init__(self, known_entries=()):
         self.executions = 0
@@ -103,6 +103,7 @@ class FuzzResult:
         self.workers = 0  # processes (qcheck.workers), 0 for this one
         self.restarts = []  # (worker, why) of each worker restarted
         self.worker_executions = {}  # worker -> executions (all its rounds)
+        self.cluster = []  # on Ray, a dict per worker: where it ran, what it exchanged (qcheck.ray_workers)
         self.corpus_loaded = 0  # corpus entries taken in while running (the other workers' finds)
         self.first_finding_seconds = None  # from the start to the first new finding
         self.timeline = [(0.0, 0)]  # (seconds, executions) about once a second: the HTML report's plot
@@ -148,6 +149,11 @@ class FuzzResult:
             lines.append(f"workers: {self.workers}" + (f", {len(self.restarts)} restarted: " +
                                                       "; ".join(f"w{w} ({why})" for w, why in self.restarts)
                                                       if self.restarts else ", none restarted"))
+        if self.cluster:
+            rows = self.cluster
+            lines.append(f"Ray: {len({r['node'] for r in rows})} nodes; corpus entries handed over "
+                         f"{sum(r['handed_over'] for r in rows)}, handed out {sum(r['received'] for r in rows)}; "
+                         f"{sum(r['incarnations'] - 1 for r in rows)} actor restarts by Ray")
         if self.outside_domain:
             lines.append(f"{self.outside_domain} generated cases outside the kernel's domain (not run)")
         if self.stopped:
@@ -211,7 +217,7 @@ def _inside(kernel, domain, case):
 
 def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=None, device=None,
          findings="qcheck-findings", max_findings=50, progress=True, executions=None, graph=False, known=None,
-         poison_allocator=True, compile_aware=True, explore_share=0.2, workers=None, _worker=None):
+         poison_allocator=True, compile_aware=True, explore_share=0.2, workers=None, ray=None, _worker=None):
     """Fuzzes `kernel(tensors)` (the adapter contract of python/README.md)
     for `minutes` (or `executions` cases). Returns a FuzzResult. A kernel
     with a domain (qcheck.Domain: @qcheck.kernel, a qcheck.Plugin) gets
@@ -230,16 +236,19 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     the kernel must then be importable by name (MODULE:FUNCTION, a script's
     PATH:FUNCTION, or a qcheck.Plugin). Left out (None): one per core but one
     for a timed run on a CUDA device with such a kernel, else one (a run of
-    a given number of `executions` stays in this process)."""
-    if workers is None and _worker is None:
+    a given number of `executions` stays in this process). ray: the workers
+    on a Ray cluster (its address, or "local" for a Ray instance of this
+    run's own; qcheck.ray_workers), `workers` in all or, left out, one per
+    CPU of its nodes (on a CUDA device: of its GPU nodes, one left free)."""
+    if workers is None and _worker is None and ray is None:
         workers = _default_workers(kernel, device, executions)
-    if workers is not None and workers > 1 and _worker is None:
+    if (ray is not None or workers is not None and workers > 1) and _worker is None:
         from .workers import fuzz_with_workers
         return fuzz_with_workers(kernel, workers, minutes=minutes, profile=profile, case_size=case_size, seed=seed,
                                  corpus=corpus, device=device, findings=findings, max_findings=max_findings,
                                  progress=progress, executions=executions, graph=graph, known=known,
                                  poison_allocator=poison_allocator, compile_aware=compile_aware,
-                                 explore_share=explore_share)
+                                 explore_share=explore_share, ray=ray)
     profile = profile or getattr(kernel, "profile", None)
     domain = domain_of(kernel)
     known_list = known if isinstance(known, KnownList) or known is None else KnownList(known)

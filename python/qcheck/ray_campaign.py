@@ -188,9 +188,9 @@ class Worker:
     """One campaign worker: supervise.py over one libFuzzer worker in a
     node-local folder, and the files it hands to the driver."""
 
-    def __init__(self, index, args, env, seeds, driver_work, shipped, agent, start):
+    def __init__(self, index, args, env, driver_work, shipped, where, start):
         import ray
-        node_folder, own_mps, _, self.host = ray.get(agent.where.remote())
+        node_folder, own_mps, _, self.host = where  # (its NodeAgent's where(): no handle, no reference to hold)
         home = Path(node_folder) / f"w{index}"
         home.mkdir(parents=True, exist_ok=True)
         self.incarnation = len(list(home.glob("k*")))
@@ -199,8 +199,6 @@ class Worker:
             (self.local / sub).mkdir(parents=True, exist_ok=True)
         self.index, self.corpus = index, self.local / "corpus"
         self.known, self.sent_artifacts, self.offsets = set(), set(), {}
-        for data in seeds:
-            self._put(data)
 
         def local_path(text):
             text = text.replace(driver_work.rstrip("/") + "/", str(self.local) + "/")
@@ -304,7 +302,6 @@ class Mirror:
     def __init__(self, work, workers):
         self.work, self.workers = Path(work), workers
         self.hashes, self.banned = {}, set()  # target -> {sha: bytes}; inputs that ended a worker
-        self.pending = {w["index"]: [] for w in workers}
         self.drop = {w["index"]: [] for w in workers}
         self.incarnation = {}
         self.counts = {w["index"]: dict(published=0, received=0, corpus=0, incarnations=1, host=w["host"], pid=0)
@@ -314,6 +311,8 @@ class Mirror:
             for path in (self.work / target / "corpus").iterdir():
                 data = path.read_bytes()
                 known[sha1(data)] = data
+        # The corpus the campaign starts from goes with each worker's first exchange (libFuzzer's -reload).
+        self.pending = {w["index"]: self.corpus(w["target"]) for w in workers}
 
     def corpus(self, target):
         """Every entry of the target's corpus (an input that ended a worker is not kept)."""
@@ -389,6 +388,26 @@ class Mirror:
         (self.work / "run" / "ray-sync.tsv").write_text("\n".join(lines) + "\n")
 
 
+def connect(address):
+    """ray.init on `address` ("local": a Ray instance of this process's own,
+    its workers at nice 0, as _normal_priority would set them): the alive
+    nodes as [(node_id, host, cpus, gpus)], this process's node first.
+    ConnectionError with one line where the cluster cannot be used."""
+    import ray
+    try:
+        if address == "local":
+            os.environ.setdefault("RAY_worker_niceness", "0")
+            ray.init(include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+        else:
+            ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+    except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError...
+        raise ConnectionError(f"cannot use the Ray cluster at {address}: {e}") from None
+    here = ray.get_runtime_context().get_node_id()
+    nodes = [(n["NodeID"], n.get("NodeManagerHostname") or n["NodeManagerAddress"], n["Resources"].get("CPU", 0),
+              n["Resources"].get("GPU", 0)) for n in ray.nodes() if n["Alive"]]
+    return sorted(nodes, key=lambda n: (n[0] != here, n[1], n[0]))
+
+
 def _fail(message):
     print(f"campaign: {message}", file=sys.stderr)
     sys.exit(2)
@@ -443,21 +462,13 @@ def main(argv):
     terminated = []
     signal.signal(signal.SIGTERM, lambda *_: terminated.append(1))
     try:
-        if address == "local":  # (the fuzzers at the priority of the one-host campaign's: _normal_priority)
-            os.environ.setdefault("RAY_worker_niceness", "0")
-            ray.init(include_dashboard=False, logging_level="WARNING", log_to_driver=False)
-        else:
-            ray.init(address=address, logging_level="WARNING", log_to_driver=False)
-    except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError...
-        _fail(f"cannot use the Ray cluster at {address}: {e}")
+        nodes = connect(address)
+    except ConnectionError as e:
+        _fail(str(e))
     # (again: Ray's own handlers replace ours; SIGTERM is the driver's cue to stop the workers and hand over)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: terminated.append(1))
 
-    here = ray.get_runtime_context().get_node_id()
-    nodes = [(n["NodeID"], n.get("NodeManagerHostname") or n["NodeManagerAddress"], n["Resources"].get("CPU", 0),
-              n["Resources"].get("GPU", 0)) for n in ray.nodes() if n["Alive"]]
-    nodes.sort(key=lambda n: (n[0] != here, n[1], n[0]))  # the driver's node first
     available = set(os.environ.get("QCHECK_RAY_AVAILABLE_BACKENDS", "").split(","))
     backends = [b for b in os.environ.get("QCHECK_FUZZ_BACKENDS", "").split(",") if b] or None
     workers = plan(nodes, available, backends, os.environ.get("QCHECK_CASE_SIZE") or None)
@@ -484,17 +495,15 @@ def main(argv):
             agents[node_id] = agent_class.options(
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False)).remote(
                 campaign, files, gpus if uses_cuda else 0, os.environ.get("QCHECK_FUZZ_MPS", "auto"))
-    for node_id, where in zip(agents, ray.get([a.where.remote() for a in agents.values()])):
+    where = dict(zip(agents, ray.get([a.where.remote() for a in agents.values()])))
+    for node_id, (_, _, note, host) in where.items():
         count = sum(w["node"] == node_id for w in workers)
-        print(f"campaign: node {where[3]} ({node_id[:8]}): {count} workers; {where[2]}", flush=True)
+        print(f"campaign: node {host} ({node_id[:8]}): {count} workers; {note}", flush=True)
     mirror = Mirror(work, workers)
     # The campaign's settings reach the workers wherever they run (a node's
     # processes have the environment its raylet was started with).
     passed_on = [f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith(("QCHECK_", "ASAN_", "UBSAN_"))
                  and k != "QCHECK_STATUS_FILE"]
-    # Held here for the whole run: a restarted actor is built again from them (Ray keeps an
-    # object only while a reference to it lives).
-    seeds = {target: ray.put(mirror.corpus(target)) for target in {w["target"] for w in workers}}
     actors = {}
     for w in workers:
         i = w["index"]
@@ -504,7 +513,7 @@ def main(argv):
         actors[i] = worker_class.options(
             num_cpus=w["cpus"], num_gpus=w["gpus"],
             scheduling_strategy=NodeAffinitySchedulingStrategy(w["node"], soft=False)).remote(
-            i, args, env, seeds[w["target"]], str(work), shipped, agents[w["node"]],
+            i, args, env, str(work), shipped, where[w["node"]],
             (float(deadline), int(seed0), int(max_findings)))
 
     lost, failing = set(), {}

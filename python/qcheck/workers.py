@@ -17,6 +17,10 @@ file: findings are named by the case's digest). A worker that stops on a
 CUDA error (its context is dead) or dies (a signal, an exit without its
 result) is restarted with a new seed while time is left; the case it was
 running when it died is saved as a finding of its own ("worker died").
+
+Where the processes run is the one thing LocalProcesses (this host) and
+qcheck.ray_workers.RayProcesses (a Ray cluster: qcheck.fuzz(..., ray=ADDRESS))
+change; everything above reads the run's folder either way.
 """
 
 import json
@@ -144,10 +148,58 @@ def _merge_groups(into, groups, key_type=str):
             into[key].classes[name] = into[key].classes.get(name, 0) + n
 
 
+class LocalProcesses:
+    """The workers as processes of this host: on a CUDA device under an MPS
+    daemon of the run's own (qcheck.mps), one kernel cache for all. The
+    interface qcheck.ray_workers.RayProcesses has too: start() gives a
+    Popen-like handle, sync() is called before each look at the workers,
+    stop() at the end, cluster() gives FuzzResult.cluster; device_arg (the
+    workers' --device) and note."""
+
+    def __init__(self, kernel, device, on_cuda, run_dir):
+        gpu = None
+        if on_cuda:  # the physical index: an MPS daemon is started with CUDA_VISIBLE_DEVICES set to it
+            index = int(str(device).split(":", 1)[1]) if ":" in str(device) else 0
+            visible = [v for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v]
+            gpu = visible[index] if index < len(visible) else str(index)
+        self.daemons = Daemons(run_dir / "mps", [gpu] if on_cuda else [], os.environ.get("QCHECK_FUZZ_MPS", "auto"))
+        env_set, env_unset = self.daemons.environment(gpu) if on_cuda else ({}, [])
+        self.device_arg = "cuda" if env_set else device  # under our daemon, its CUDA_VISIBLE_DEVICES decides
+        self.note = self.daemons.note if on_cuda else ""
+        env = dict(os.environ, **env_set)
+        for name in env_unset:
+            env.pop(name, None)
+        # One kernel cache for all (Triton's default folder unless the user chose one).
+        env.setdefault("TRITON_CACHE_DIR", str(Path.home() / ".triton" / "cache"))
+        # One OpenMP thread per worker (torch's CPU ops), as Ray gives its actors: N workers each
+        # with a thread per core kept every core busy spinning (1,429 exec/s against 2,025 on the
+        # H200, python/README.md), unless the user chose a number.
+        env.setdefault("OMP_NUM_THREADS", "1")
+        env["QCHECK_LIBRARY"] = str(Path(_capi.library_path).resolve())  # the library this process loaded
+        roots = [str(Path(__file__).resolve().parent.parent), import_root(kernel), os.getcwd(), env.get("PYTHONPATH")]
+        env["PYTHONPATH"] = os.pathsep.join(r for r in roots if r)
+        self.env = env
+
+    def start(self, index, round_, args, log_path):
+        with open(log_path, "wb") as log:
+            return subprocess.Popen(args, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+
+    def sync(self):
+        pass  # the workers write into the run's folders themselves
+
+    def cluster(self):
+        return []  # (one host)
+
+    def stop(self):
+        self.daemons.stop()
+
+
 def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=None,
                       device=None, findings="qcheck-findings", max_findings=50, progress=True, executions=None,
-                      graph=False, known=None, poison_allocator=True, compile_aware=True, explore_share=0.2):
-    """qcheck.fuzz(..., workers=N): see the module's text. Returns one FuzzResult for all."""
+                      graph=False, known=None, poison_allocator=True, compile_aware=True, explore_share=0.2,
+                      ray=None):
+    """qcheck.fuzz(..., workers=N): see the module's text. Returns one FuzzResult for all. ray: the
+    workers on a Ray cluster (qcheck.ray_workers; its address, or "local"), N in all (None: its plan's)."""
     spec, domain_file = target_spec(kernel)
     known_path = known.path if isinstance(known, KnownList) else known
     run_dir = Path(tempfile.mkdtemp(prefix="qcheck-workers-"))
@@ -155,23 +207,18 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
     corpus_dir.mkdir(parents=True, exist_ok=True)
     findings_dir = Path(findings)
     findings_dir.mkdir(parents=True, exist_ok=True)
+    if ray is not None:  # (whole paths: a worker on a node finds each by the path it is given)
+        corpus_dir, findings_dir = corpus_dir.resolve(), findings_dir.resolve()
+        known_path, domain_file = (str(Path(p).resolve()) if p else p for p in (known_path, domain_file))
     on_cuda = device is not None and str(device).startswith("cuda")
-    gpu = None
-    if on_cuda:  # the physical index: an MPS daemon is started with CUDA_VISIBLE_DEVICES set to it
-        index = int(str(device).split(":", 1)[1]) if ":" in str(device) else 0
-        visible = [v for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v]
-        gpu = visible[index] if index < len(visible) else str(index)
-    daemons = Daemons(run_dir / "mps", [gpu] if on_cuda else [], os.environ.get("QCHECK_FUZZ_MPS", "auto"))
-    env_set, env_unset = daemons.environment(gpu) if on_cuda else ({}, [])
-    device_arg = "cuda" if env_set else device  # under our daemon, its CUDA_VISIBLE_DEVICES decides
-    env = dict(os.environ, **env_set)
-    for name in env_unset:
-        env.pop(name, None)
-    # One kernel cache for all (Triton's default folder unless the user chose one).
-    env.setdefault("TRITON_CACHE_DIR", str(Path.home() / ".triton" / "cache"))
-    env["QCHECK_LIBRARY"] = str(Path(_capi.library_path).resolve())  # the library this process loaded
-    roots = [str(Path(__file__).resolve().parent.parent), import_root(kernel), os.getcwd(), env.get("PYTHONPATH")]
-    env["PYTHONPATH"] = os.pathsep.join(r for r in roots if r)
+    if ray is not None:  # (imported here: Ray is an optional extra)
+        from .ray_workers import RayProcesses
+        processes = RayProcesses(ray, workers, kernel, spec, on_cuda, run_dir, corpus_dir, findings_dir,
+                                 [known_path, domain_file])
+        workers = processes.count
+    else:
+        processes = LocalProcesses(kernel, device, on_cuda, run_dir)
+    device_arg = processes.device_arg
     sizes = [case_size] * workers
     if on_cuda and case_size != "limit":
         sizes[0] = "limit"
@@ -200,8 +247,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
         return args
 
     def start_worker(slot):
-        with open(run_dir / f"w{slot.index}.r{slot.round}.log", "wb") as log:
-            return subprocess.Popen(command(slot), env=env, stdout=log, stderr=subprocess.STDOUT)
+        return processes.start(slot.index, slot.round, command(slot), run_dir / f"w{slot.index}.r{slot.round}.log")
 
     def triage_death(slot, code):
         """The case a worker was running when it died, saved as a finding: (why, saved)."""
@@ -244,10 +290,13 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
     last_print = start
     supervisor = Supervisor(run_dir, workers, deadline, start_worker, worker_ended)
     if progress:
-        print(f"qcheck.fuzz: {workers} workers on {spec}" + (f"; {daemons.note}" if on_cuda else ""),
+        print(f"qcheck.fuzz: {workers} workers on {spec}" + (f"; {processes.note}" if processes.note else ""),
               file=sys.stderr)
     try:
-        while supervisor.poll():
+        while True:
+            processes.sync()  # (Ray: the workers' folders brought here first)
+            if not supervisor.poll():
+                break
             time.sleep(POLL_SECONDS)
             now = time.monotonic()
             total_findings = sum(len(r["findings"]) for r in results.values()) + len(dead_findings)
@@ -262,8 +311,9 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
                 last_print = now
     finally:
         supervisor.stop(grace=STOP_GRACE_SECONDS, signal_first=False)
-        daemons.stop()
+        processes.stop()
     result.restarts = supervisor.restarts
+    result.cluster = processes.cluster()
     result.seconds = time.monotonic() - start
     seen_paths = set()
     for (index, _), r in sorted(results.items()):

@@ -115,6 +115,20 @@ def dies_once(tensors):
     correct(tensors)
 
 
+_started = time.monotonic()
+
+
+def kills_its_actor_once(tensors):
+    """A Ray worker's actor dying (a node's OOM killer, a lost node) beside a
+    missing tail guard: after the worker has run 5 s, the first call anywhere
+    (QCHECK_TEST_KILL_ACTOR_ONCE names a file not yet there) kills the
+    worker's parent, its actor, with SIGKILL (the worker then gets SIGTERM)."""
+    skips_tail_token(tensors)
+    if time.monotonic() - _started > 5 and _first_anywhere(os.environ.get("QCHECK_TEST_KILL_ACTOR_ONCE")):
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(30)
+
+
 def child_env(**extra):
     """The environment of a child process (python -m qcheck, pytest) in these
     tests: this folder on its path for the adapters, and the package from the

@@ -63,3 +63,39 @@ def test_a_node_without_cpus_for_ray_runs_nothing():
     workers = plan([("head", "h", 0.0, 0.0), ("w", "w", 3.0, 0.0)], EVERY)
     assert {w["node"] for w in workers} == {"w"}
     assert [w["target"] for w in workers] == ["fused_q", "fused_q", "numerics", "case_decode"]
+
+
+# --- the Python door's workers on Ray (qcheck.ray_workers.plan; the run itself: python/tests/ray/ray_door.py)
+
+from qcheck.ray_workers import plan as door_plan  # noqa: E402
+
+
+def places(workers):
+    return [(w["node"], w["cpus"], w["gpus"]) for w in workers]
+
+
+def test_door_on_one_h200_host_as_qcheck_workers():
+    workers = door_plan([("n0", "h200", 16.0, 1.0)], None, on_cuda=True)
+    assert places(workers) == [("n0", 1, 0.0666)] * 15  # one per core but one, the GPU shared equally
+    assert [w["index"] for w in workers] == list(range(15))
+
+
+def test_door_on_cuda_skips_cpu_nodes_and_spreads_n_workers_in_turn():
+    nodes = [("head", "a", 8.0, 0.0), ("g1", "b", 4.0, 1.0), ("g2", "c", 8.0, 2.0)]
+    assert places(door_plan(nodes, None, on_cuda=True)) == [("g1", 1, 0.3333)] * 3 + [("g2", 1, 0.2857)] * 7
+    # N in all: each node's first place, then each node's second, ...
+    assert places(door_plan(nodes, 3, on_cuda=True)) == [("g1", 1, 0.5)] * 2 + [("g2", 1, 1)]
+    # past every node's room: round again, each worker a smaller share
+    assert [w["node"] for w in door_plan(nodes, 12, on_cuda=True)].count("g1") == 4
+    assert places(door_plan(nodes, 12, on_cuda=True))[0] == ("g1", 0.75, 0.25)
+
+
+def test_door_on_numpy_arrays_uses_every_cpu_of_every_node():
+    nodes = [("a", "h", 2.0, 0.0), ("b", "h", 2.0, 0.0), ("c", "h", 2.0, 1.0)]
+    assert places(door_plan(nodes, None, on_cuda=False)) == [(n, 1, 0) for n in "aabbcc"]
+    assert places(door_plan(nodes, 1, on_cuda=False)) == [("a", 1, 0)]  # a process: one CPU at most
+
+
+def test_door_finds_no_place_where_no_node_can_run_it():
+    assert door_plan([("a", "h", 4.0, 0.0)], 4, on_cuda=True) == []
+    assert door_plan([("a", "h", 0.0, 1.0)], None, on_cuda=False) == []

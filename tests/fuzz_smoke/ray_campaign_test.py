@@ -1,7 +1,7 @@
 """The campaign on a Ray cluster (run_campaign.sh --ray ADDRESS), on one
 machine: a local cluster of three simulated nodes (Ray's own
 ray.cluster_utils.Cluster, two CPUs each), the CPU backends, a correct one
-beside a planted bug. Run by ray_campaign_test.sh (which provides Ray):
+beside a planted bug. Run by tests/with_ray.sh (which provides Ray):
 
   ray_campaign_test.py CAMPAIGN FUSED_Q_FUZZER NUMERICS_FUZZER CASE_DECODE_FUZZER REPLAY DICT CORPUS MINIMIZE
 
