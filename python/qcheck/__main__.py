@@ -22,6 +22,7 @@ a Ray cluster (ADDRESS, or a Ray instance of the run's own on this host).
 import argparse
 import importlib
 import importlib.util
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -169,6 +170,8 @@ def main(argv=None):
         if args.worker_dir:
             from .workers import WorkerLink
             link = WorkerLink(args.worker_dir, args.worker_index)
+            # Ctrl-C reaches the terminal's whole process group: the parent stops its workers (the stop file)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             result = fuzz(kernel, minutes=args.minutes, profile=args.profile, case_size=args.case_size,
                           seed=args.seed, corpus=args.corpus, device=args.device, findings=args.findings,

@@ -365,6 +365,8 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                 print(f"[{now - start:6.0f}s] {result.executions} execs, {result.executions / (now - start):.0f}/s, "
                       f"{len(result.bins)} bins, {len(result.findings)} findings", file=sys.stderr)
                 last_print = now
+    except KeyboardInterrupt:  # Ctrl-C: the run ends here, with its summary (the findings are saved already)
+        result.stopped = "interrupted (SIGINT)"
     finally:
         schedule.close()
     result.seconds = time.monotonic() - start

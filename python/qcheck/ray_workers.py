@@ -152,6 +152,10 @@ class DoorWorker:
         for sub in ("run", "corpus", "findings"):
             (self.local / sub).mkdir(parents=True, exist_ok=True)
         self.index, self.run = index, self.local / "run"
+        # The case the last incarnation's worker was running when the actor died (its folder is still here):
+        # the driver saves it as the one-host triage does, even where no exchange saw it.
+        previous = home / f"k{self.incarnation - 1}" / "run" / f"w{index}.current.json"
+        self.orphan = previous.read_text() if self.incarnation and previous.exists() else None
         # (driver path, path here), longest first (a corpus inside the run's folder)
         pairs = {folders[sub]: str(self.local / sub) for sub in ("run", "corpus", "findings")}
         pairs.update({path: str(node / rel) for rel, path in shipped.items() if not rel.startswith("bin/")})
@@ -209,7 +213,8 @@ class DoorWorker:
         stop, hands over what is new here: a dict of round and code (the
         round's exit code once it ended), files {status, current, result:
         text or None}, corpus and findings [(name, bytes)], logs {name:
-        bytes}, incarnation, host, pid, corpus_size (the entries here)."""
+        bytes}, incarnation, host, pid, corpus_size (the entries here) and
+        orphan (the case in flight when the last incarnation died, or None)."""
         for name, data in entries:
             self._put(name, data)
         if stop:
@@ -252,7 +257,8 @@ class DoorWorker:
                 self.offsets[path.name] = at + len(chunk)
                 logs[path.name] = chunk
         return dict(round=self.round, code=code, files=files, corpus=corpus, findings=findings, logs=logs,
-                    incarnation=self.incarnation, host=self.host, pid=os.getpid(), corpus_size=len(self.known))
+                    incarnation=self.incarnation, host=self.host, pid=os.getpid(), corpus_size=len(self.known),
+                    orphan=self.orphan)
 
 
 # --- the driver -------------------------------------------------------------------------------
@@ -410,6 +416,8 @@ class RayProcesses:
             self.pending[i] = self._corpus()
             self.rows[i]["incarnations"] += 1
             if i in self.rounds and self.rounds[i].returncode is None and got["round"] != self.rounds[i].round:
+                if got["orphan"] is not None:  # (its last case, for qcheck.workers' triage of the death)
+                    self._write(self.run_dir / f"w{i}.current.json", got["orphan"].encode())
                 self.rounds[i].returncode = -signal.SIGKILL
         for name, chunk in got["logs"].items():
             with open(self.run_dir / name, "ab") as f:

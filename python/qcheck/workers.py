@@ -287,6 +287,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
 
     results = {}
     dead_at = [None]
+    interrupted = False
     last_print = start
     supervisor = Supervisor(run_dir, workers, deadline, start_worker, worker_ended)
     if progress:
@@ -309,9 +310,15 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
             if progress and now - last_print >= 10:
                 _progress(run_dir, workers, now - start, results.values(), len(dead_findings))
                 last_print = now
+    except KeyboardInterrupt:  # Ctrl-C: every worker ends its round (the stop file) and reports, as at the end
+        interrupted = True
     finally:
         supervisor.stop(grace=STOP_GRACE_SECONDS, signal_first=False)
         processes.stop()
+    for slot in supervisor.slots:  # rounds that ended while the run stopped (Ctrl-C): their results too
+        result_file = run_dir / f"w{slot.index}.result.json"
+        if (slot.index, slot.round) not in results and result_file.exists():
+            results[(slot.index, slot.round)] = json.loads(result_file.read_text())
     result.restarts = supervisor.restarts
     result.cluster = processes.cluster()
     result.seconds = time.monotonic() - start
@@ -346,6 +353,8 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
     result.timeline.append((result.seconds, result.executions))
     if len(result.findings) >= max_findings:
         result.stopped = f"{max_findings} findings"
+    if interrupted:
+        result.stopped = f"interrupted (SIGINT) after {result.seconds:.0f} s"
     # The worker folder (statuses, logs, MPS pipes, a corpus nobody asked for)
     # stays only where a worker died: the findings' texts name its logs.
     result.worker_folder = run_dir if result.restarts else None

@@ -3,8 +3,11 @@ merged once, a worker that dies restarted with its case saved; and the MPS
 rules (qcheck.mps) against a stand-in for nvidia-cuda-mps-control."""
 
 import os
+import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import qcheck
@@ -55,6 +58,36 @@ def test_the_command_line_runs_workers(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "workers: 2, none restarted" in done.stderr and "no findings" in done.stderr
+
+
+def interrupted(args, after, **popen):
+    """Runs `args` with SIGINT at its default (a background job ignores it), sends SIGINT after
+    `after` seconds: (exit status, seconds from SIGINT to the end, stderr)."""
+    with open(popen["cwd"] / "stderr.txt", "wb") as err:
+        p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **popen)
+        time.sleep(after)
+        p.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        code = p.wait(timeout=120)
+    return code, time.monotonic() - sent, (popen["cwd"] / "stderr.txt").read_text()
+
+
+def test_ctrl_c_stops_the_workers_and_prints_the_summary(tmp_path):
+    code, took, err = interrupted([sys.executable, "-m", "qcheck", "fuzz", "adapters:skips_tail_token", "--workers",
+                                   "2", "--minutes", "5", "--max-findings", "100000", "--findings",
+                                   str(tmp_path / "f")], 6, cwd=tmp_path, env=adapters.child_env())
+    assert code == 1 and took < 60, err  # findings: exit 1, as a run that ended on time
+    assert "Traceback" not in err, err
+    assert "stopped: interrupted (SIGINT) after " in err and "workers: 2, none restarted" in err, err
+    assert re.search(r"qcheck.fuzz: [1-9]\d* executions", err) and "FINDINGS: " in err, err
+
+
+def test_ctrl_c_ends_one_process_with_its_summary_too(tmp_path):
+    code, took, err = interrupted([sys.executable, "-m", "qcheck", "fuzz", "adapters:correct", "--minutes", "5",
+                                   "--findings", str(tmp_path / "f")], 4, cwd=tmp_path, env=adapters.child_env())
+    assert code == 0 and took < 30 and "Traceback" not in err, err
+    assert "stopped: interrupted (SIGINT)" in err and re.search(r"qcheck.fuzz: [1-9]\d* executions", err), err
 
 
 def test_a_kernel_without_a_name_cannot_have_workers(tmp_path):

@@ -17,13 +17,17 @@ Checks, from the FuzzResult and the findings folder:
     restart is counted, the case its worker was running is saved as "worker
     died", and the worker fuzzes again;
   - the summary has the Ray line; the command line runs a correct kernel
-    on the cluster and exits 0 with no findings.
+    on the cluster and, stopped by SIGINT (Ctrl-C), prints its summary and
+    exits 0 with no findings.
 """
 
 import os
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -66,9 +70,17 @@ def main():
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(qcheck.__file__).parent.parent),
                                                             str(HERE.parent)]),
                    QCHECK_LIBRARY=str(qcheck._capi.library_path))
-        command = subprocess.run([sys.executable, "-m", "qcheck", "fuzz", "adapters:correct", "--ray",
-                                  cluster.address, "--workers", "3", "--minutes", "0.15", "--findings",
-                                  str(tmp / "correct")], capture_output=True, text=True, env=env, cwd=tmp)
+        # The command line, a correct kernel, ended by Ctrl-C (SIGINT) after 20 s of a 5-minute run.
+        with open(tmp / "command.txt", "wb") as err:
+            command = subprocess.Popen([sys.executable, "-m", "qcheck", "fuzz", "adapters:correct", "--ray",
+                                        cluster.address, "--workers", "3", "--minutes", "5", "--findings",
+                                        str(tmp / "correct")], stdout=subprocess.DEVNULL, stderr=err, env=env,
+                                       cwd=tmp, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            time.sleep(20)
+            command.send_signal(signal.SIGINT)
+            sent = time.monotonic()
+            command_code = command.wait(timeout=180)
+            command_took = time.monotonic() - sent
     finally:
         cluster.shutdown()
     print(result.summary())
@@ -127,9 +139,11 @@ def main():
     if "Ray: 3 nodes; corpus entries handed over" not in result.summary():
         fail("the summary has no Ray line", result)
 
-    # The command line, a correct kernel.
-    if command.returncode != 0 or "no findings" not in command.stderr or "Ray: 3 nodes" not in command.stderr:
-        fail(f"python -m qcheck fuzz --ray: exit {command.returncode}\n{command.stderr}")
+    # The command line: the summary survives Ctrl-C.
+    text = (tmp / "command.txt").read_text()
+    if command_code != 0 or command_took > 90 or "no findings" not in text or "Ray: 3 nodes" not in text or \
+            "stopped: interrupted (SIGINT)" not in text or not re.search(r"qcheck.fuzz: [1-9]\d* executions", text):
+        fail(f"python -m qcheck fuzz --ray, SIGINT: exit {command_code} {command_took:.0f} s after it\n{text}")
     print("ray_door: PASS")
     subprocess.run(["rm", "-rf", str(tmp)])
 
