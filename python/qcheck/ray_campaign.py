@@ -144,6 +144,21 @@ def _node_gpus(count):
     return visible if len(visible) == count else [str(g) for g in range(count)]
 
 
+def _new_log_bytes(folder, index, offsets):
+    """{name: bytes} of worker `index`'s round logs in `folder` written since
+    the last call (`offsets`, kept by the caller), at most LOG_CHUNK per file."""
+    logs = {}
+    for path in folder.glob(f"w{index}.r*.log"):
+        at = offsets.get(path.name, 0)
+        with open(path, "rb") as f:
+            f.seek(at)
+            chunk = f.read(LOG_CHUNK)
+        if chunk:
+            offsets[path.name] = at + len(chunk)
+            logs[path.name] = chunk
+    return logs
+
+
 class NodeAgent:
     """One per node: the shipped files in a node-local folder, the node's MPS daemons (mps.py's rules)."""
 
@@ -262,15 +277,7 @@ class Worker:
                 self.sent_artifacts.add(path.name)
                 artifacts.append((path.name, path.read_bytes()))
         status = {p.name: p.read_text(errors="replace") for p in (self.local / "status").iterdir()}
-        logs = {}
-        for path in (self.local / "logs").glob(f"w{self.index}.r*.log"):
-            at = self.offsets.get(path.name, 0)
-            with open(path, "rb") as f:
-                f.seek(at)
-                chunk = f.read(LOG_CHUNK)
-            if chunk:
-                self.offsets[path.name] = at + len(chunk)
-                logs[path.name] = chunk
+        logs = _new_log_bytes(self.local / "logs", self.index, self.offsets)
         restarts_file = self.local / "run" / f"w{self.index}.restarts"
         at = self.offsets.get("restarts", 0)
         restarts = restarts_file.read_bytes()[at:] if restarts_file.exists() else b""

@@ -40,12 +40,11 @@ import sys
 import time
 from pathlib import Path
 
-from .ray_campaign import NodeAgent, _die_with_parent, _share, connect
+from .ray_campaign import NodeAgent, _die_with_parent, _new_log_bytes, _share, connect
 
 SYNC_WAIT = 0.2  # seconds a sync waits for the workers' answers (the rest are taken next time)
 LOST_SECONDS = 120.0  # an actor that fails every exchange this long (its node is gone) is given up
 KILL_WAIT = 30.0  # a killed round's exit code awaited this long, then taken as SIGKILL
-LOG_CHUNK = 1 << 18  # log bytes a worker hands over per exchange and file
 MAX_SHIPPED = 256 << 20  # the adapter's folder and the libraries, in all
 HERE = Path(__file__).resolve().parent
 
@@ -247,15 +246,7 @@ class DoorWorker:
             if data is not None:
                 self.sent[path.name] = mark
                 findings.append((path.name, self._there(data.decode()).encode() if path.suffix == ".txt" else data))
-        logs = {}
-        for path in self.run.glob(f"w{self.index}.r*.log"):
-            at = self.offsets.get(path.name, 0)
-            with open(path, "rb") as f:
-                f.seek(at)
-                chunk = f.read(LOG_CHUNK)
-            if chunk:
-                self.offsets[path.name] = at + len(chunk)
-                logs[path.name] = chunk
+        logs = _new_log_bytes(self.run, self.index, self.offsets)
         return dict(round=self.round, code=code, files=files, corpus=corpus, findings=findings, logs=logs,
                     incarnation=self.incarnation, host=self.host, pid=os.getpid(), corpus_size=len(self.known),
                     orphan=self.orphan)
