@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -287,7 +288,17 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
 
     results = {}
     dead_at = [None]
-    interrupted = False
+    interrupted = None  # the signal that ended the run early
+
+    class Terminated(Exception):
+        pass
+
+    def terminated(*_):
+        raise Terminated()
+    # SIGTERM (a timeout's, a CI job's cancel) stops the run as Ctrl-C does: left to its default it
+    # would end this process alone, its workers and MPS daemon left running (seen on the GPU host).
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, terminated) if main_thread else None
     last_print = start
     supervisor = Supervisor(run_dir, workers, deadline, start_worker, worker_ended)
     if progress:
@@ -310,11 +321,13 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
             if progress and now - last_print >= 10:
                 _progress(run_dir, workers, now - start, results.values(), len(dead_findings))
                 last_print = now
-    except KeyboardInterrupt:  # Ctrl-C: every worker ends its round (the stop file) and reports, as at the end
-        interrupted = True
+    except (KeyboardInterrupt, Terminated) as e:  # every worker ends its round (the stop file) and reports
+        interrupted = "SIGINT" if isinstance(e, KeyboardInterrupt) else "SIGTERM"
     finally:
         supervisor.stop(grace=STOP_GRACE_SECONDS, signal_first=False)
         processes.stop()
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     for slot in supervisor.slots:  # rounds that ended while the run stopped (Ctrl-C): their results too
         result_file = run_dir / f"w{slot.index}.result.json"
         if (slot.index, slot.round) not in results and result_file.exists():
@@ -354,7 +367,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
     if len(result.findings) >= max_findings:
         result.stopped = f"{max_findings} findings"
     if interrupted:
-        result.stopped = f"interrupted (SIGINT) after {result.seconds:.0f} s"
+        result.stopped = f"interrupted ({interrupted}) after {result.seconds:.0f} s"
     # The worker folder (statuses, logs, MPS pipes, a corpus nobody asked for)
     # stays only where a worker died: the findings' texts name its logs.
     result.worker_folder = run_dir if result.restarts else None

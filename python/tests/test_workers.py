@@ -83,6 +83,22 @@ def test_ctrl_c_stops_the_workers_and_prints_the_summary(tmp_path):
     assert re.search(r"qcheck.fuzz: [1-9]\d* executions", err) and "FINDINGS: " in err, err
 
 
+def test_sigterm_stops_the_workers_as_ctrl_c_does(tmp_path):
+    # (a timeout's or a CI job's SIGTERM: before, the parent alone ended and its workers ran on)
+    args = [sys.executable, "-m", "qcheck", "fuzz", "adapters:correct", "--workers", "2", "--minutes", "5",
+            "--findings", str(tmp_path / "f")]
+    with open(tmp_path / "stderr.txt", "wb") as err:
+        p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err, cwd=tmp_path, env=adapters.child_env())
+        time.sleep(6)
+        p.send_signal(signal.SIGTERM)
+        code = p.wait(timeout=120)
+    text = (tmp_path / "stderr.txt").read_text()
+    assert code == 0 and "stopped: interrupted (SIGTERM) after " in text and "Traceback" not in text, text
+    assert re.search(r"qcheck.fuzz: [1-9]\d* executions", text), text
+    left = subprocess.run(["pgrep", "-f", f"--findings {tmp_path / 'f'}"], capture_output=True, text=True).stdout
+    assert not left.strip(), f"workers left running: {left}"
+
+
 def test_ctrl_c_ends_one_process_with_its_summary_too(tmp_path):
     code, took, err = interrupted([sys.executable, "-m", "qcheck", "fuzz", "adapters:correct", "--minutes", "5",
                                    "--findings", str(tmp_path / "f")], 4, cwd=tmp_path, env=adapters.child_env())
