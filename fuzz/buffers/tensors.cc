@@ -1,5 +1,6 @@
 #include "fuzz/buffers/tensors.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "fuzz/buffers/values.h"
@@ -27,15 +28,23 @@ void fill_poison(TensorSet& set, Poison poison) {
   }
 }
 
-TensorSet build_tensor_set(const Case& c, Poison poison) {
+TensorSet build_tensor_set(const Case& c, Poison poison, InputTimes* times) {
+  const auto start = std::chrono::steady_clock::now();
   TensorSet set;
-  set.plan = plan_tensors(c);
-  set.buffers.reserve(set.plan.buffers.size());
-  for (const BufferPlan& b : set.plan.buffers) {
-    set.buffers.emplace_back(static_cast<size_t>(b.payload_bytes));
+  {
+    const InputTimer timer(times, InputPart::kBuffers);
+    set.plan = plan_tensors(c);
+    set.buffers.reserve(set.plan.buffers.size());
+    for (const BufferPlan& b : set.plan.buffers) {
+      set.buffers.emplace_back(static_cast<size_t>(b.payload_bytes));
+    }
+    fill_poison(set, poison);
   }
-  fill_poison(set, poison);
-  generate_inputs(c, set);
+  generate_inputs(c, set, times);
+  if (times != nullptr) {
+    times->add_case(c.values, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - start).count());
+  }
   return set;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fuzz/buffers/guarded_buffer.h"
+#include "fuzz/buffers/input_times.h"
 #include "fuzz/case/case.h"
 #include "fuzz/case/tensor_plan.h"
 #include "reference/fused_q_args.h"
@@ -39,8 +40,9 @@ struct TensorSet {
 // Builds every tensor of a valid case (validate_case returned ""): guarded
 // buffers, outputs filled with `poison`, inputs generated from the case's
 // recipes and seed (fuzz/buffers/values.h). With the exact alias, query_out's front
-// holds ql_nope's values, not poison.
-TensorSet build_tensor_set(const Case& c, Poison poison);
+// holds ql_nope's values, not poison. `times`, when not null, gets the time
+// of each part and of the whole build under the case's value recipe.
+TensorSet build_tensor_set(const Case& c, Poison poison, InputTimes* times = nullptr);
 
 // Fills every output element with `poison` again (the alias front keeps
 // ql_nope's values); sentinels, padding and inputs are left as they are.

@@ -172,6 +172,12 @@ int target_exponent(Xoshiro256& rng, const RowRope& rope, int row_scale_exponent
   }
 }
 
+// The index of the n-th (from 0) set bit of `bits`, which has more than n.
+int nth_set_bit(uint64_t bits, int n) {
+  for (; n > 0; --n) bits &= bits - 1;
+  return __builtin_ctzll(bits);
+}
+
 // kContraction: every pair of a contraction cache row gets values whose
 // rounding the FMA pattern decides (ContractionPair); without such a row
 // (a bf16 cache, ql_nope) the cancellation recipe.
@@ -187,12 +193,9 @@ void fill_contraction(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64
   const double g = grid_of(rope.target);
   for (int64_t i = pair0_used ? 1 : 0; i < rope.rope_width / 2; ++i) {
     const ContractionPair& design = rope.contraction[i];
-    int good[64], count = 0;
-    for (int m = 0; m < 64; ++m) {
-      if (design.good_m >> m & 1) good[count++] = m;
-    }
+    const int count = __builtin_popcountll(design.good_m);
     if (count == 0) continue;  // noise
-    const double u = 1.0 + design.f0 + good[rng.below(static_cast<uint64_t>(count))] * g;
+    const double u = 1.0 + design.f0 + nth_set_bit(design.good_m, static_cast<int>(rng.below(static_cast<uint64_t>(count)))) * g;
     const double sign = rng.one_in(2) ? -1.0 : 1.0;
     const int e = target_exponent(rng, rope, k, -6, 7);
     // The element whose term decides: the minus term's (a) or the plus term's (b).
@@ -212,12 +215,51 @@ double e4m3_midpoint(int code) {
   return 0.5 * (spec::f32_from_e4m3(static_cast<uint8_t>(code)) + spec::f32_from_e4m3(static_cast<uint8_t>(code + 1)));
 }
 
+// Bit m set where x = 1 + m/128 gives an x * c whose low 16 bits are
+// 0x8000: a bf16 tie. For c in [1, 2) and x * 2^e with |e| <= 100, x * c *
+// 2^e is a normal f32 and its rounding does not depend on e or on the sign,
+// so this mask answers the search of tie_value for every such e.
+using Mask128 = unsigned __int128;
+
+Mask128 solve_tie_mantissas(float c) {
+  Mask128 mask = 0;
+  for (int m = 0; m < 128; ++m) {
+    const float r = (1.0f + static_cast<float>(m) / 128.0f) * c;
+    if ((bits_of(r) & 0xFFFFu) == 0x8000u) mask |= Mask128(1) << m;
+  }
+  return mask;
+}
+
+Mask128 bf16_tie_mantissas(float c) {
+  // The ties recipe's cache rows hold c = 1 + k/128: their masks are solved once.
+  struct Table {
+    Mask128 masks[128];
+    Table() {
+      for (int k = 0; k < 128; ++k) masks[k] = solve_tie_mantissas(1.0f + static_cast<float>(k) / 128.0f);
+    }
+  };
+  static const Table table;
+  const uint32_t bits = bits_of(c);
+  if ((bits & 0xFFFFu) == 0 && (bits >> 23) == 127) return table.masks[(bits >> 16) & 0x7F];
+  return solve_tie_mantissas(c);
+}
+
 // bf16 bits of a value v such that the row's target rounds RN(v * c) from an
 // exact tie, searched over the 128 mantissas of v's binade from a random
 // start (both parities come up); 0 when none is a tie.
 uint16_t tie_value(Xoshiro256& rng, const RowRope& rope, float c, int scale_exponent, int e, bool* found) {
   const int start = static_cast<int>(rng.below(128));
   const double sign = rng.one_in(2) ? -1.0 : 1.0;
+  if (rope.target == RowTarget::kBf16 && c >= 1.0f && c < 2.0f && e >= -100 && e <= 100) {
+    // The first tie mantissa from `start` on, cyclically.
+    const Mask128 mask = bf16_tie_mantissas(c);
+    const Mask128 rotated = start == 0 ? mask : (mask >> start) | (mask << (128 - start));
+    *found = rotated != 0;
+    if (rotated == 0) return 0;
+    const uint64_t low = static_cast<uint64_t>(rotated);
+    const int first = low != 0 ? __builtin_ctzll(low) : 64 + __builtin_ctzll(static_cast<uint64_t>(rotated >> 64));
+    return bf16_of(sign * std::ldexp(1.0 + ((start + first) % 128) / 128.0, e));
+  }
   for (int step = 0; step < 128; ++step) {
     const uint16_t x = bf16_of(sign * std::ldexp(1.0 + ((start + step) % 128) / 128.0, e));
     const float r = f32_of_bf16(x) * c;  // exact: two bf16 significands
@@ -325,13 +367,15 @@ void fill_nan_row(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t w
 
 }  // namespace
 
-ContractionPair contraction_pair(RowTarget target, Xoshiro256& rng) {
+namespace {
+
+// The solved part of a pair, z and good_m: a function of the grid (bf16 or
+// e4m3), the mode and f0 alone, so it is solved once per combination.
+ContractionPair solve_contraction_pair(RowTarget target, bool sin_mode, float f0) {
   ContractionPair p;
   const double g = grid_of(target);
-  p.sin_mode = rng.one_in(3);
-  // f0, a multiple of 2^-7 (u is a bf16) below g/2: 0 for bf16.
-  const uint64_t f0_steps = static_cast<uint64_t>(g / 2 / 0x1p-7);
-  p.f0 = f0_steps > 0 ? static_cast<float>(static_cast<double>(rng.below(f0_steps)) * 0x1p-7) : 0.0f;
+  p.sin_mode = sin_mode;
+  p.f0 = f0;
   const double target_z = g / 2 - p.f0 - 0x1p-24;
   float z = static_cast<float>(target_z);
   if (static_cast<double>(z) >= target_z) z = std::nextafter(z, 0.0f);  // just below: the unfused sum stays under
@@ -350,6 +394,35 @@ ContractionPair contraction_pair(RowTarget target, Xoshiro256& rng) {
     if (decides) p.good_m |= uint64_t(1) << m;
   }
   return p;
+}
+
+// f0 is a multiple of 2^-7 (u is a bf16) below g/2: 0 for bf16, 8 choices for e4m3.
+uint64_t f0_steps(RowTarget target) { return static_cast<uint64_t>(grid_of(target) / 2 / 0x1p-7); }
+
+struct ContractionTable {
+  // [e4m3 grid][sin mode][f0 step]
+  ContractionPair pairs[2][2][8];
+  ContractionTable() {
+    for (int e4m3 = 0; e4m3 < 2; ++e4m3) {
+      const RowTarget target = e4m3 ? RowTarget::kE4m3RowScale : RowTarget::kBf16;
+      for (int sin_mode = 0; sin_mode < 2; ++sin_mode) {
+        for (uint64_t step = 0; step < std::max<uint64_t>(1, f0_steps(target)); ++step) {
+          pairs[e4m3][sin_mode][step] =
+              solve_contraction_pair(target, sin_mode != 0, static_cast<float>(static_cast<double>(step) * 0x1p-7));
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+ContractionPair contraction_pair(RowTarget target, Xoshiro256& rng) {
+  static const ContractionTable table;  // (e4m3 codes round alike after either scale)
+  const bool sin_mode = rng.one_in(3);
+  const uint64_t steps = f0_steps(target);
+  const uint64_t step = steps > 0 ? rng.below(steps) : 0;
+  return table.pairs[target == RowTarget::kBf16 ? 0 : 1][sin_mode ? 1 : 0][step];
 }
 
 void fill_bf16_row(ValueRecipe recipe, Xoshiro256& rng, const RowRope& rope, uint16_t* out,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "fuzz/buffers/value_rows.h"
@@ -301,7 +302,8 @@ int indexer_band_m(const Case& c, int64_t position) {
   return band_m_of_row(c, position);
 }
 
-void generate_inputs(const Case& c, TensorSet& set) {
+void generate_inputs(const Case& c, TensorSet& set, InputTimes* times) {
+  std::optional<InputTimer> timer(std::in_place, times, InputPart::kWeights);
   const TensorGeometry* pg = set.find(TensorId::kPositions);
   std::vector<int64_t> positions(static_cast<size_t>(c.num_tokens));
   std::vector<uint8_t> referenced(static_cast<size_t>(c.cache_rows), 0);
@@ -310,14 +312,17 @@ void generate_inputs(const Case& c, TensorSet& set) {
     referenced[positions[t]] = 1;
     std::memcpy(set.element(*pg, t, 0, 0), &positions[t], 8);
   }
+  timer.emplace(times, InputPart::kCaches);
   fill_cache(c, set, TensorId::kMqaCache, c.mqa_cache_dtype, referenced);
   fill_cache(c, set, TensorId::kIndexerCache, c.indexer_cache_dtype, referenced);
+  timer.emplace(times, InputPart::kRows);
   // The MQA rope is always interleaved (SEMANTICS.md, task 1).
   fill_rows(c, set, TensorId::kQPe, kSaltQPe, set.find(TensorId::kMqaCache),
             RopeStyle::kInterleaved, positions);
   fill_rows(c, set, TensorId::kQlNope, kSaltQlNope, nullptr, RopeStyle::kInterleaved, positions);
   fill_rows(c, set, TensorId::kIndexQ, kSaltIndexQ, set.find(TensorId::kIndexerCache),
             c.indexer_rope, positions);
+  timer.emplace(times, InputPart::kWeights);
   fill_weights(c, set);
   apply_edits(c, set);
 }

@@ -17,13 +17,15 @@
 
 #include <cstdint>
 
+#include "fuzz/buffers/input_times.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/case/case.h"
 
 namespace qcheck {
 
-// Writes every input element of `set` (built from the same case).
-void generate_inputs(const Case& c, TensorSet& set);
+// Writes every input element of `set` (built from the same case); `times`,
+// when not null, gets the time of each part.
+void generate_inputs(const Case& c, TensorSet& set, InputTimes* times = nullptr);
 
 // The m of a scale-band cache row of the indexer cache (cos = 1 + m * 2^-23,
 // sin = 0), or 0 when row `position` is not a band row. Only referenced rows

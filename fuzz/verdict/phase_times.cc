@@ -28,6 +28,7 @@ std::string PhaseTimes::text() const {
     const double share = total == 0 ? 0.0 : 100.0 * static_cast<double>(nanoseconds[i]) / static_cast<double>(total);
     std::snprintf(line, sizeof line, "  %-24s %9.1f us/exec %5.1f %%\n", name_of(static_cast<Phase>(i)), us, share);
     out += line;
+    if (static_cast<Phase>(i) == Phase::kInputs) out += inputs.text(executions);
   }
   std::snprintf(line, sizeof line, "  %-24s %9.1f us/exec\n", "all phases",
                 executions == 0 ? 0.0 : total / 1e3 / static_cast<double>(executions));

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "fuzz/buffers/input_times.h"
+
 namespace qcheck {
 
 enum class Phase : int { kDecode, kInputs, kOracle, kBackendA, kBackendB, kCompare, kBins, kCount };
@@ -17,6 +19,7 @@ const char* name_of(Phase phase);
 struct PhaseTimes {
   int64_t nanoseconds[static_cast<int>(Phase::kCount)] = {};
   uint64_t executions = 0;
+  InputTimes inputs;  // the inputs phase, split
 
   void add(Phase phase, int64_t ns) { nanoseconds[static_cast<int>(phase)] += ns; }
   // A table: per phase the microseconds per execution and the share.

@@ -100,7 +100,9 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
   TensorSet expected, got_a, got_b;
   {
     PhaseTimer timer(times, Phase::kInputs);
-    expected = build_tensor_set(c, Poison::kA);
+    InputTimes* split = times != nullptr ? &times->inputs : nullptr;
+    expected = build_tensor_set(c, Poison::kA, split);
+    const InputTimer copies(split, InputPart::kCopies);
     got_a = expected;
     got_b = expected;
     fill_poison(got_b, Poison::kB);
