@@ -26,7 +26,9 @@
 #   wheel/      the pip-installable wheel (tools/wheel/make_wheel.sh)
 #   python/     the Python package (qcheck over lib/libqcheck.so): PYTHONPATH=DIR/python;
 #               python/examples/run_examples.py runs the examples there, and
-#               python/tests the package's tests (gate step 1c)
+#               python/tests the package's tests (gate step 1c), with
+#               python/test-wheels the tests' own pinned wheels (xmlschema,
+#               elementpath), which with_test_deps.sh installs there
 #   qcheck      the front door there: `qcheck fuzz [--mode=pr|batch] [MINUTES]`
 #               (the campaign, run_campaign.sh; also run_fuzz.sh MINUTES) and
 #               `qcheck test LOGDIR` (the gate, run_gpu_gate.sh LOGDIR)
@@ -114,6 +116,12 @@ git -C "$repo" ls-files python/examples | while read -r f; do cp "$repo/$f" "$ou
 # The package's tests: the gate runs them with this host's torch.
 mkdir -p "$out/python/tests"
 git -C "$repo" ls-files python/tests | while read -r f; do cp "$repo/$f" "$out/python/tests/"; done
+# The tests' own pinned wheels (python/tests/requirements.txt: xmlschema and
+# elementpath, pure Python, for the JUnit schema check): the GPU host has no
+# network; the gate installs them with with_test_deps.sh.
+env -u QCHECK_TEST_WHEELS "$repo/tests/with_test_deps.sh" "$build/test-deps" true
+mkdir -p "$out/python/test-wheels"
+cp "$build/test-deps/wheels/"*.whl "$out/python/test-wheels/"
 find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 # The wheel (tools/wheel): `pip install DIR/wheel/qcheck-*.whl` on the host.
 "$repo/tools/wheel/make_wheel.sh" "$out/wheel" >/dev/null
@@ -143,7 +151,8 @@ find "$out/tests" -name manifest.tsv -prune -o -type f -exec chmod +x {} \;
 if [[ -d "$repo/corpus" ]]; then cp -r "$repo/corpus" "$out/corpus"; else mkdir -p "$out/corpus"; fi
 for f in tools/gpu_bundle/run_gpu_gate.sh tools/gpu_bundle/run_mutants_gate.sh tools/gpu_bundle/qcheck tools/gpu_bundle/run_fuzz.sh \
          tools/fuzz_campaign/run_campaign.sh tools/fuzz_campaign/campaign_gpus.sh tools/fuzz_campaign/campaign_report.sh \
-         tools/fuzz_campaign/campaign_status.sh tools/fuzz_campaign/campaign_ray.sh tests/fuzz_smoke/campaign_test.sh; do
+         tools/fuzz_campaign/campaign_status.sh tools/fuzz_campaign/campaign_ray.sh tests/fuzz_smoke/campaign_test.sh \
+         tests/with_test_deps.sh; do
   cp "$repo/$f" "$out/"
   chmod +x "$out/$(basename "$f")"
 done

@@ -47,13 +47,14 @@ trap 'rm -f "$used"' EXIT
   sed -n 's/^CMAKE_\(C\|CXX\|CUDA\)_COMPILER:[A-Z]*=\(.*\)$/\2/p' "$build/CMakeCache.txt"
   # The Python package's tests: the interpreter and every module the
   # package and its tests import (found in their import lines), but for the
-  # package itself and the optional ones (torch, triton, ml_dtypes: used
-  # only where installed, never by CI).
+  # package itself, the optional ones (torch, triton, ml_dtypes: used
+  # only where installed, never by CI) and the tests' own pinned ones from
+  # the Python registry (xmlschema: python/tests/requirements.txt).
   if grep -q '^QCHECK_PYTHON_TESTS:BOOL=ON' "$build/CMakeCache.txt"; then
     python=$(sed -n 's/^QCHECK_PYTHON3:FILEPATH=//p' "$build/CMakeCache.txt")
     echo "$python"
     grep -rhoE '^\s*(import|from) [A-Za-z_][A-Za-z0-9_]*' "$source_dir/python" --include='*.py' | awk '{print $2}' |
-      sort -u | grep -vx -e qcheck -e torch -e triton -e ml_dtypes | while read -r module; do
+      sort -u | grep -vx -e qcheck -e torch -e triton -e ml_dtypes -e xmlschema | while read -r module; do
       "$python" -c "import $module; print(getattr($module, '__file__', '') or '')" 2>/dev/null
     done
   fi

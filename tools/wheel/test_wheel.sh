@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The wheel as a user gets it: built (make_wheel.sh), installed into a fresh
 # virtual environment (Debian's numpy and pytest seen through
-# --system-site-packages, nothing fetched), and the package's tests run
+# --system-site-packages; only the tests' own pinned xmlschema and elementpath
+# are fetched, python/tests/requirements.txt), and the package's tests run
 # against it from outside the source tree: no PYTHONPATH, no QCHECK_LIBRARY.
 # Checks first that the installed package loads its own library, that the
 # console scripts run the wheel's tools, and that pytest found the plugin
@@ -19,6 +20,12 @@ venv=$repo/build/wheel-venv
 rm -rf "$venv"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
 "$venv/bin/pip" install -q --no-index --no-deps "$wheel"
+# The tests' own pinned dependencies (python/tests/requirements.txt: xmlschema
+# for the JUnit schema), as a user adds them to the environment: the wheels
+# with_test_deps.sh fetched once from the Python registry.
+"$repo/tests/with_test_deps.sh" "$build/test-deps" true
+"$venv/bin/pip" install -q --no-index --find-links "${QCHECK_TEST_WHEELS:-$build/test-deps/wheels}" \
+  -r "$repo/python/tests/requirements.txt"
 work=$(mktemp -d "${TMPDIR:-/tmp}/qcheck-wheel-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
