@@ -73,6 +73,107 @@ class _WithDomain:
         return self._kernel(tensors)
 
 
+CASE_SIZES = ["tiny", "usual", "default", "limit"]
+CASE_SIZE_HELP = ("the size of generated cases: tiny (T <= 33, heads <= 5: many executions on a CPU), usual "
+                  "(T <= 64), default (usual, and one case in 32 up to T = 1024), limit (default, and now and then a "
+                  "case at the hardware's limits, T past 65535, up to about 4.5 GB: a GPU host); default: "
+                  "%(default)s")
+
+
+def _campaign_arguments(p):
+    p.add_argument("minutes", nargs="?", default="10", help="how long the campaign runs, in minutes (default: "
+                                                            "%(default)s)")
+    p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="the workers on a Ray cluster (host:port); alone: a Ray instance of the run's own here "
+                        "(default: no Ray, the workers on this host)")
+    p.add_argument("--bin", help="the fuzz targets and tools (a bundle's bin/, or ./qcheck fuzz's campaign-bin; "
+                                 "default: the first of those found beside this package)")
+    p.add_argument("--corpus", help="the seed corpus (default: the bundle's or repository's corpus/)")
+    p.add_argument("--mode", default="default", choices=["default", "pr", "batch"],
+                   help="default: fuzz, then triage every finding; pr: stop at the first new finding (one no case "
+                        "of corpus/regressions reproduces), exit 1; batch: also merge and prune the corpus at the "
+                        "end (default: %(default)s)")
+    p.add_argument("--known", help="a known-bugs file (fuzz/verdict/known.h): the findings it covers are counted "
+                                   "apart and stop nothing (default: none, every finding is new)")
+
+
+def _fuzz_arguments(f):
+    f.add_argument("target", help="the kernel: MODULE:FUNCTION or FILE.py:FUNCTION (an adapter), or plugin:PATH "
+                                  "(a kernel library, qcheck.Plugin)")
+    f.add_argument("--minutes", type=float, default=1.0,
+                   help="how long to fuzz, in minutes (default: %(default)s; with --executions, the bound of a run "
+                        "with workers only)")
+    f.add_argument("--executions", type=int,
+                   help="stop after this many cases instead (with workers: that many in all; default: none, "
+                        "--minutes decides)")
+    f.add_argument("--profile", help="the profile the outputs are judged under (qcheck.profiles(), auto, "
+                                     "NAME+any-fma; default: the kernel's own, else the case's)")
+    f.add_argument("--case-size", default="tiny", choices=CASE_SIZES, help=CASE_SIZE_HELP)
+    f.add_argument("--seed", type=int, default=1, help="the mutator's seed (default: %(default)s)")
+    f.add_argument("--corpus", help="a folder of cases: read at the start and given every case kept (default: "
+                                    "none, the kept cases stay in memory)")
+    f.add_argument("--findings", default="qcheck-findings",
+                   help="where each finding is saved, its case as DIGEST.json beside DIGEST.txt (the verdict and "
+                        "the replay command) (default: %(default)s)")
+    f.add_argument("--device", help="a torch device (cuda, cuda:1; default: numpy arrays on the host)")
+    f.add_argument("--graph", action="store_true",
+                   help="also replay each case from a CUDA graph and compare it with the eager run (default: off)")
+    f.add_argument("--no-poison-allocator", action="store_true",
+                   help="do not poison torch's cached memory before each CUDA run (qcheck.allocator; default: "
+                        "poisoned)")
+    f.add_argument("--domain", help="a domain file (qcheck.Domain's JSON form) for a kernel that declares none "
+                                    "(default: the kernel's own domain, if any)")
+    f.add_argument("--known", help="a known-bugs file: findings it covers are counted apart (qcheck.known; "
+                                   "default: none)")
+    f.add_argument("--max-findings", type=int, default=50,
+                   help="stop after this many new findings (default: %(default)s)")
+    f.add_argument("--workers", type=int,
+                   help="processes sharing the corpus and the findings (default: for a timed run on a CUDA device, "
+                        "one per core with one core left free; else 1)")
+    f.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="the workers on a Ray cluster (host:port; alone: a Ray instance of the run's own here): "
+                        "--workers in all, or one per CPU of its nodes (qcheck.ray_workers; default: no Ray)")
+    f.add_argument("--explore-share", type=float, default=0.2,
+                   help="share of the time spent on cases the kernel has not compiled (qcheck.compile; default: "
+                        "%(default)s)")
+    f.add_argument("--no-compile-aware", action="store_true",
+                   help="the plain loop: every case as generated (default: compile-aware)")
+    f.add_argument("--quiet", action="store_true", help="no progress lines and no summary (default: both)")
+    f.add_argument("--junit", help="also write the run as JUnit XML (a testcase per finding group; default: none)")
+    f.add_argument("--html", help="also write the run as one self-contained HTML page (qcheck.report; default: "
+                                  "none)")
+    f.add_argument("--worker-dir", help=argparse.SUPPRESS)  # a worker of qcheck.workers
+    f.add_argument("--worker-index", type=int, default=0, help=argparse.SUPPRESS)
+
+
+def _replay_arguments(r):
+    r.add_argument("case", help="a case file (JSON, or the binary form of corpus files and libFuzzer artifacts)")
+    r.add_argument("target", help="the kernel: MODULE:FUNCTION, FILE.py:FUNCTION or plugin:PATH, as fuzz takes it")
+    r.add_argument("--profile", help="the profile the outputs are judged under (auto: every profile that explains "
+                                     "them; default: the kernel's own, else the case's; with --against: auto)")
+    r.add_argument("--device", help="a torch device (cuda, cuda:1; default: numpy arrays on the host)")
+    r.add_argument("--graph", action="store_true",
+                   help="also replay the launch from a CUDA graph and compare it with the eager one (default: off)")
+    r.add_argument("--against", help="a second TARGET: both on the case, their outputs compared (default: none)")
+    r.add_argument("--domain", help="a domain file for a kernel that declares none (default: the kernel's own)")
+    r.add_argument("--known", help="a known-bugs file: says whether the case's failure is a known one (default: "
+                                   "none)")
+
+
+def parser():
+    """python -m qcheck's command line: the fuzz, replay and campaign subcommands."""
+    top = argparse.ArgumentParser(prog="python -m qcheck", description="qcheck's command line: fuzz a kernel, "
+                                  "replay a case on it, or run the C++ fuzz campaign (SUBCOMMAND --help for each)")
+    sub = top.add_subparsers(dest="command", required=True)
+    _campaign_arguments(sub.add_parser("campaign", help="the C++ fuzz campaign, on this host or a Ray cluster",
+                                       description="the fuzz campaign over the fuzz targets (run_campaign.sh)"))
+    _fuzz_arguments(sub.add_parser("fuzz", help="fuzz an adapter", description="fuzz an adapter (qcheck.fuzz)"))
+    _replay_arguments(sub.add_parser("replay", help="run one case file through an adapter",
+                                     description="run one case file through an adapter; exit 0 pass, 1 mismatch, "
+                                                 "2 invalid input, 3 runtime error"))
+    return top
+
+
 def campaign(argv):
     """The C++ campaign's own script, found beside this package (a bundle's
     DIR/python/qcheck, a repository's python/qcheck): exec'd, its exit status
@@ -82,13 +183,7 @@ def campaign(argv):
     root = here.parent.parent
     p = argparse.ArgumentParser(prog="python -m qcheck campaign",
                                 description="the fuzz campaign over the fuzz targets (run_campaign.sh)")
-    p.add_argument("minutes", nargs="?", default="10")
-    p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
-                   help="the workers on a Ray cluster (host:port); alone: a Ray instance of the run's own here")
-    p.add_argument("--bin", help="the fuzz targets and tools (a bundle's bin/, or ./qcheck fuzz's campaign-bin)")
-    p.add_argument("--corpus", help="the seed corpus (default: the bundle's or repository's corpus/)")
-    p.add_argument("--mode", default="default", choices=["default", "pr", "batch"])
-    p.add_argument("--known", help="a known-bugs file (fuzz/verdict/known.h)")
+    _campaign_arguments(p)
     args = p.parse_args(argv)
     script = next((s for s in (root / "run_campaign.sh", root / "tools" / "fuzz_campaign" / "run_campaign.sh")
                    if s.is_file()), None)
@@ -114,48 +209,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["campaign"]:
         return campaign(argv[1:])
-    parser = argparse.ArgumentParser(prog="python -m qcheck", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("campaign", help="the C++ fuzz campaign, on this host or a Ray cluster (campaign --help)")
-    f = sub.add_parser("fuzz", help="fuzz an adapter")
-    f.add_argument("target")
-    f.add_argument("--minutes", type=float, default=1.0)
-    f.add_argument("--executions", type=int)
-    f.add_argument("--profile")
-    f.add_argument("--case-size", default="tiny", choices=["tiny", "usual", "default", "limit"])
-    f.add_argument("--seed", type=int, default=1)
-    f.add_argument("--corpus")
-    f.add_argument("--findings", default="qcheck-findings")
-    f.add_argument("--device", help="a torch device (cuda, cuda:1); numpy arrays when left out")
-    f.add_argument("--graph", action="store_true", help="also replay each case from a CUDA graph")
-    f.add_argument("--no-poison-allocator", action="store_true",
-                   help="do not poison torch's cached memory before each CUDA run (qcheck.allocator)")
-    f.add_argument("--domain", help="a domain file (qcheck.Domain's JSON form) for a kernel that declares none")
-    f.add_argument("--known", help="a known-bugs file: findings it covers are counted apart (qcheck.known)")
-    f.add_argument("--max-findings", type=int, default=50)
-    f.add_argument("--workers", type=int,
-                   help="processes (default: one per core but one on a CUDA device for a timed run, else 1)")
-    f.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
-                   help="the workers on a Ray cluster (host:port; alone: a Ray instance of the run's own here): "
-                        "--workers in all, or one per CPU of its nodes (qcheck.ray_workers)")
-    f.add_argument("--explore-share", type=float, default=0.2,
-                   help="share of the time spent on cases the kernel has not compiled (qcheck.compile)")
-    f.add_argument("--no-compile-aware", action="store_true", help="the plain loop: every case as generated")
-    f.add_argument("--quiet", action="store_true", help="no progress lines and no summary")
-    f.add_argument("--junit", help="also write the run as JUnit XML (a testcase per finding group)")
-    f.add_argument("--html", help="also write the run as one self-contained HTML page (qcheck.report)")
-    f.add_argument("--worker-dir", help=argparse.SUPPRESS)  # a worker of qcheck.workers
-    f.add_argument("--worker-index", type=int, default=0, help=argparse.SUPPRESS)
-    r = sub.add_parser("replay", help="run one case file through an adapter")
-    r.add_argument("case")
-    r.add_argument("target")
-    r.add_argument("--profile")
-    r.add_argument("--device")
-    r.add_argument("--graph", action="store_true")
-    r.add_argument("--against", help="a second TARGET: both on the case, their outputs compared")
-    r.add_argument("--domain", help="a domain file for a kernel that declares none")
-    r.add_argument("--known", help="a known-bugs file: says whether the case's failure is a known one")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         kernel = adapter(args.target)
         second = adapter(args.against) if getattr(args, "against", None) else None

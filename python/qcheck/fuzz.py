@@ -26,6 +26,7 @@ from pathlib import Path
 from . import _capi
 from .case import Case
 from .compile import EXPLORE_CANDIDATES, CompileSchedule
+from .compile import summary_lines as compile_summary
 from .domain import domain_of, fit, outside
 from .known import KnownList, classify, signatures_of
 from .verdict import run
@@ -135,16 +136,8 @@ class FuzzResult:
         total = sum(self.phases.values()) or 1.0
         lines.append("time: " + ", ".join(f"{k} {v / max(1, self.executions) * 1e6:.0f} us/exec "
                                           f"({100 * v / total:.0f}%)" for k, v in self.phases.items()))
-        c = self.compile
-        if c:
-            warm = c["warm_executions"] / max(1, self.executions)
-            lines.append(f"compiles: {c['compiles']} variants compiled ({c['source']}), {c['compile_seconds']:.1f} s "
-                         f"compiling ({100 * c['compile_seconds'] / max(1e-9, self.seconds * max(1, self.workers)):.0f}%"
-                         f" of the time), {100 * warm:.0f}% of executions on warm keys" +
-                         (f", exploring {100 * c['explore_share']:.0f}% of the time" if c["aware"] else
-                          " (compile-aware off)") +
-                         (f"; {c['warm_compiles']} compiled on a key taken as warm (the kernel specializes on more "
-                          "than the key: give it compile_key(case))" if c["warm_compiles"] else ""))
+        if self.compile:
+            lines += compile_summary(self.compile, self.executions, self.seconds, self.workers)
         if self.workers:
             lines.append(f"workers: {self.workers}" + (f", {len(self.restarts)} restarted: " +
                                                       "; ".join(f"w{w} ({why})" for w, why in self.restarts)
@@ -313,8 +306,7 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                     if best is None or score > best:
                         case, best, reached = c, score, bins
             else:
-                parent = schedule.warm_parent(rng)
-                case = _inside(kernel, domain, parent.mutate_warm(key, case_size))
+                case = _inside(kernel, domain, schedule.warm_child(rng, key, case_size))
             # Outside even after the repair (rules that contradict, an invalid
             # repair, or a plugin's supports callback): counted, not run.
             if case is None:
