@@ -28,6 +28,7 @@ from .case import Case
 from .compile import EXPLORE_CANDIDATES, CompileSchedule
 from .domain import domain_of, fit, outside
 from .known import KnownList, classify, signatures_of
+from .gpu_ledger import Abandoned
 from .memory import MemoryRules
 from .verdict import run
 
@@ -289,8 +290,12 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     start = time.monotonic()
     last_print = last_reload = start
     deadline = start + minutes * 60
-    if _worker is not None and memory.ledger is not None:  # a long wait for the device shows in the status
-        memory.ledger.on_wait = lambda waiting: _worker.report(result, time.monotonic() - start, waiting)
+    if memory.ledger is not None:
+        if _worker is not None:  # a long wait for the device shows in the status
+            memory.ledger.on_wait = lambda waiting: _worker.report(result, time.monotonic() - start, waiting)
+        # (a wait ends with the run's time, or the parent's stop)
+        memory.ledger.give_up = lambda: ((executions is None and time.monotonic() >= deadline) or
+                                         (_worker is not None and _worker.should_stop()))
 
     def load_corpus():
         """The corpus folder's cases not seen yet; the number taken in."""
@@ -363,9 +368,14 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
             # The library refusing a case it made itself raises (a bug of
             # qcheck's, not a finding); a kernel's exception is a verdict of exit 3.
             kernel_before, count_before = result.phases["kernel"], schedule.before()
-            outcome = memory.run(case, lambda measure: run(
-                case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases,
-                poison_allocator=poison_allocator, memory=measure), n, alone_first)
+            try:
+                outcome = memory.run(case, lambda measure: run(
+                    case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases,
+                    poison_allocator=poison_allocator, memory=measure), n, alone_first)
+            except Abandoned:
+                result.stopped = ("stopped by the parent" if _worker is not None and _worker.should_stop() else
+                                  "the time ran out while the case waited for GPU memory")
+                break
             if outcome.stop is not None:  # (the CUDA context may be dead: the case is retried alone elsewhere)
                 if _worker is not None:
                     _worker.hand_over(case)

@@ -102,6 +102,10 @@ def alive(pid, start):
     return now is not None and (start == 0 or now == 0 or now == start)
 
 
+class Abandoned(Exception):
+    """A wait given up (the Ledger's give_up() said so): nothing is held."""
+
+
 class Record:
     """One line of the ledger."""
 
@@ -207,6 +211,7 @@ class Ledger:
         self._fds = {}
         self.pid, self.start = os.getpid(), process_start(os.getpid()) or 0
         self.waiting, self.on_wait = None, None
+        self.give_up = None  # a function: True when the caller stops waiting (its time is up): Abandoned
         self.waited_seconds, self.overdue = 0.0, 0  # in all; waits that ran out of max_wait
 
     @classmethod
@@ -229,7 +234,8 @@ class Ledger:
         self._fds = {}
 
     def _wait(self, ready, what):
-        """Polls ready() until it is true or max_wait has passed (then False)."""
+        """Polls ready() until it is true or max_wait has passed (then
+        False); raises Abandoned where give_up() says to."""
         if ready():
             return True
         start = last = time.monotonic()
@@ -240,6 +246,8 @@ class Ledger:
                 pause = min(POLL_SECONDS[1], pause * 2)
                 if ready():
                     return True
+                if self.give_up is not None and self.give_up():
+                    raise Abandoned(what)
                 now = time.monotonic()
                 self.waiting = f"waiting {now - start:.0f} s for GPU memory: {what}"
                 if self.on_wait is not None and now - last >= STATUS_EVERY_SECONDS:
@@ -286,8 +294,12 @@ class Ledger:
 
     def _enter_gate(self):
         """Through the turnstile to the gate (both shared): waits while a run alone waits or runs."""
-        if not self._wait(self._locks(fcntl.LOCK_SH), "another worker's out-of-memory retry runs alone"):
-            self._unlock("turnstile")  # (waited max_wait: in anyway)
+        try:
+            if not self._wait(self._locks(fcntl.LOCK_SH), "another worker's out-of-memory retry runs alone"):
+                self._unlock("turnstile")  # (waited max_wait: in anyway)
+        except Abandoned:
+            self._unlock("turnstile")
+            raise
 
     def _edit(self, change):
         """Reads the records under the ledger's lock, drops those of dead
@@ -336,9 +348,13 @@ class Ledger:
                     return own.state == "running"
                 what = f"{nbytes / 1e9:.1f} GB" + (" (a limit case: limit cases take turns)" if own.kind == "large"
                                                     else "")
-                if not self._wait(lambda: self._edit(poll), what):
-                    own.state = "running"  # (waited max_wait: it runs anyway, and the wait is counted)
-                    self._edit(poll)
+                try:
+                    if not self._wait(lambda: self._edit(poll), what):
+                        own.state = "running"  # (waited max_wait: it runs anyway, and the wait is counted)
+                        self._edit(poll)
+                except Abandoned:
+                    self._drop_own()
+                    raise
                 try:
                     yield
                 finally:
@@ -352,7 +368,12 @@ class Ledger:
     def alone(self):
         """Around a run alone on the device: no other admitted run in flight,
         none let in until it ends."""
-        self._wait(self._locks(fcntl.LOCK_EX), "to run alone (an out-of-memory retry): the runs in flight end first")
+        try:
+            self._wait(self._locks(fcntl.LOCK_EX), "to run alone (an out-of-memory retry): the runs in flight end first")
+        except Abandoned:
+            self._unlock("gate")
+            self._unlock("turnstile")
+            raise
         try:
             yield
         finally:

@@ -17,6 +17,10 @@ file: findings are named by the case's digest). A worker that stops on a
 CUDA error (its context is dead) or dies (a signal, an exit without its
 result) is restarted with a new seed while time is left; the case it was
 running when it died is saved as a finding of its own ("worker died").
+The workers share a GPU memory ledger (qcheck.gpu_ledger, RUN/gpu-ledger
+unless QCHECK_GPU_LEDGER names one): memory the harness exhausts is not a
+bug of the kernel (qcheck.memory); a round stopped on a CUDA error after an
+out-of-memory error hands its case to the next round, which retries it alone.
 
 Where the processes run is the one thing LocalProcesses (this host) and
 qcheck.ray_workers.RayProcesses (a Ray cluster: qcheck.fuzz(..., ray=ADDRESS))

@@ -194,14 +194,14 @@ def wait_for(path, seconds=20):
 def test_a_run_alone_waits_for_the_runs_in_flight_and_lets_none_in(tmp_path):
     ledger = Ledger(tmp_path / "ledger", "host", memory=lambda: (100 * GB, 100 * GB), workers=2)
     first, first_in = child(tmp_path, "1000", 1.0, "first")  # a small run in flight for 1 s
-    wait_for(first_in)
+    first_at = wait_for(first_in)
     with ledger.alone():
         alone_at = time.time()
         second, second_in = child(tmp_path, "1000", 0.0, "second")
         time.sleep(0.8)
         assert not second_in.exists(), "a run started while one ran alone"
         left_at = time.time()
-    assert alone_at >= float((tmp_path / "first.out").read_text()) - 0.05
+    assert alone_at >= first_at + 1.0 - 0.05, "the run alone began beside a run in flight"
     assert wait_for(second_in) >= left_at - 0.05
     for p in (first, second):
         assert p.wait(timeout=30) == 0
@@ -210,13 +210,13 @@ def test_a_run_alone_waits_for_the_runs_in_flight_and_lets_none_in(tmp_path):
 
 def test_limit_cases_take_turns(tmp_path):
     ledger = Ledger(tmp_path / "ledger", "host", memory=lambda: (100 * GB, 100 * GB), workers=2)
-    first, first_in = child(tmp_path, str(40 * GB), 1.0, "first")  # over 100 GB / 4: a limit case
-    wait_for(first_in)
+    first, first_in = child(tmp_path, str(40 * GB), 2.0, "first")  # over 100 GB / 4: a limit case, for 2 s
+    first_at = wait_for(first_in)
     assert ledger.large(40 * GB) and not ledger.large(10 * GB)
     with ledger.admit(10 * GB):  # a shared one runs beside it (60 GB left)
-        assert not (tmp_path / "first.out").exists()
+        assert time.time() < first_at + 2.0, "a shared run waited for a limit case that left it room"
     with ledger.admit(40 * GB):  # a second limit case waits for the first to end
-        assert (tmp_path / "first.out").exists()
+        assert time.time() >= first_at + 2.0 - 0.05, "two limit cases ran at once"
     assert first.wait(timeout=30) == 0
     ledger.close()
 
@@ -235,6 +235,27 @@ def test_a_long_wait_shows_and_is_bounded(tmp_path):
     assert any(s and s.startswith("waiting 1 s for GPU memory: another worker's out-of-memory retry") for s in seen), seen
     assert seen[-1] is None  # (the status is cleared once the wait ends)
     assert first.wait(timeout=30) == 0
+    ledger.close()
+
+
+def test_a_wait_given_up_holds_nothing(tmp_path):
+    ledger = Ledger(tmp_path / "ledger", "host", memory=lambda: (100 * GB, 100 * GB), workers=2)
+    first, first_in = child(tmp_path, "alone", 1.0, "first")
+    wait_for(first_in)
+    ledger.give_up = lambda: True  # (the run's time is up)
+    for request in (lambda: ledger.admit(1000), lambda: ledger.admit(60 * GB), ledger.alone):
+        try:
+            with request():
+                raise AssertionError("admitted beside a run alone")
+        except gpu_ledger.Abandoned:
+            pass
+    assert first.wait(timeout=30) == 0
+    records = tmp_path / "ledger" / "host.ledger"
+    assert not records.exists() or f"{os.getpid()} " not in records.read_text()
+    ledger.give_up = None
+    second, second_in = child(tmp_path, "alone", 0.0, "second")  # nothing of ours is left held
+    wait_for(second_in, seconds=5)
+    assert second.wait(timeout=30) == 0
     ledger.close()
 
 
