@@ -7,7 +7,8 @@ fuzz/buffers/device_mirror_cuda.cc).
     the case's planned bytes times the margin below.
   - A memory failure is a run that raised torch's OutOfMemoryError, a
     MemoryError, or an error whose text says "out of memory",
-    cudaErrorMemoryAllocation or CUDA_ERROR_OUT_OF_MEMORY (from the kernel,
+    cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY or a library's
+    STATUS_ALLOC_FAILED (from the kernel,
     or from qcheck's own allocation of the case); and a CUDA error in the
     same or the next execution after one (what the out-of-memory error left
     behind, not a fault of the kernel's).
@@ -56,7 +57,8 @@ ALLOC_SLACK_BYTES = 1 << 30
 ALLOC_GROUP = "kernel allocates far more than its outputs need"
 
 _OOM_TYPES = ("OutOfMemoryError", "MemoryError", "_ArrayMemoryError")
-_OOM_TEXT = re.compile(r"out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|Unable to allocate", re.I)
+_OOM_TEXT = re.compile(r"out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|Unable to allocate|"
+                       r"STATUS_ALLOC_FAILED", re.I)  # (the last: cuBLAS's, cuDNN's)
 _UNITS = {"B": 1, "bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}
 _ASKED = re.compile(r"(?:Tried to allocate|Unable to allocate)\s+([0-9.]+)\s*(B|bytes|KiB|MiB|GiB|TiB|PiB)")
 

@@ -3,12 +3,17 @@ without torch and CUDA; the GPU gate runs them on the H200): another process
 that holds nearly all the device's memory through the GPU ledger makes a
 kernel's allocation fail, and the retry alone waits for it and passes; one
 that holds it outside the ledger leaves the retry failing, a note with the
-bytes; a kernel that asks for twice the device is a finding of its own."""
+bytes; a kernel that asks for twice the device is a finding of its own. The
+same two with the C++ fuzz target (the bundle's bin/fused_q_fuzzer) on a
+limit case of 4.5 GB: the device mirror's retry alone passes, or the case is
+a memory note and the target goes on (no abort)."""
 
+import os
 import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,9 +33,10 @@ HOG = textwrap.dedent("""
     import sys, time, torch
     from qcheck.gpu_ledger import Ledger, device_key, device_memory
     folder, hold, marker, through_ledger = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
+    leave = int(sys.argv[5])
     def hog():
         free, _ = torch.cuda.mem_get_info()
-        held = torch.empty(free - %d, dtype=torch.uint8, device="cuda")
+        held = torch.empty(free - leave, dtype=torch.uint8, device="cuda")
         torch.cuda.synchronize()
         open(marker, "w").write("in")
         time.sleep(hold)
@@ -41,7 +47,7 @@ HOG = textwrap.dedent("""
             hog()
     else:
         hog()
-""" % LEAVE)
+""")
 
 
 def asking(nbytes):
@@ -58,11 +64,11 @@ def asking(nbytes):
     return kernel
 
 
-def start_hog(tmp_path, hold, through_ledger):
-    torch.empty(1, device="cuda")  # (this process's context first: the hog leaves LEAVE beside it)
+def start_hog(tmp_path, hold, through_ledger, leave=LEAVE):
+    torch.empty(1, device="cuda")  # (this process's context first: the hog leaves `leave` beside it)
     marker = tmp_path / "hog.in"
     hog = subprocess.Popen([sys.executable, "-c", HOG, str(tmp_path / "ledger"), str(hold), str(marker),
-                            "1" if through_ledger else "0"], env=adapters.child_env())
+                            "1" if through_ledger else "0", str(leave)], env=adapters.child_env())
     end = time.monotonic() + 60
     while not marker.exists():
         assert hog.poll() is None and time.monotonic() < end, "the hog did not take the device's memory"
@@ -115,3 +121,45 @@ def test_a_kernel_that_asks_for_twice_the_device_is_a_finding(tmp_path, monkeypa
     assert outcome.verdict is not None and outcome.verdict.signature == ALLOC_GROUP, outcome.verdict
     outputs = sum(b.bytes for b in qcheck.tensors.plan(case)[0] if b.is_output)
     assert f"its outputs need {outputs} " in outcome.verdict.text and "kernel allocates " in outcome.verdict.text
+
+
+def fuzzer():
+    """The C++ fuzz target beside this package (a GPU bundle's DIR/bin), or QCHECK_FUZZ_BIN's."""
+    folder = Path(os.environ.get("QCHECK_FUZZ_BIN") or Path(qcheck.__file__).resolve().parents[2] / "bin")
+    path = folder / "fused_q_fuzzer"
+    if not path.exists():
+        pytest.skip(f"no fused_q_fuzzer in {folder} (a GPU bundle's bin/, or QCHECK_FUZZ_BIN)")
+    return path
+
+
+def run_target(tmp_path, monkeypatch, through_ledger, hold):
+    """fused_q_fuzzer on a 4.5 GB limit case while a hog leaves 2 GiB of the device: (exit, output, status)."""
+    target = fuzzer()
+    case = next(c for c in (qcheck.Case.limit_case(k, 64, k, "limit") for k in range(16))
+                if sum(b.bytes for b in qcheck.tensors.plan(c)[0]) > 4 << 30)
+    case.save(tmp_path / "limit.json")
+    hog = start_hog(tmp_path, hold, through_ledger, leave=2 << 30)
+    try:
+        env = dict(os.environ, QCHECK_GPU_LEDGER=str(tmp_path / "ledger"), QCHECK_STATUS_FILE=str(tmp_path / "status"))
+        done = subprocess.run([str(target), "--backend=cuda-blocked", "--case-size=limit", "-len_control=0", "-rss_limit_mb=0",
+                               "-malloc_limit_mb=0", str(tmp_path / "limit.json")], env=env, capture_output=True,
+                              text=True, timeout=300)
+    finally:
+        hog.kill()
+        hog.wait()
+    status = dict(line.split(" ", 1) for line in (tmp_path / "status").read_text().splitlines())
+    return done.returncode, done.stdout + done.stderr, status
+
+
+def test_the_cpp_target_retries_its_out_of_memory_run_alone(tmp_path, monkeypatch):
+    code, out, status = run_target(tmp_path, monkeypatch, through_ledger=True, hold=5.0)
+    assert code == 0 and "qcheck fused_q finding" not in out, out[-3000:]
+    assert status["memory_retried"] == "1" and status["memory_notes"] == "0", status
+
+
+def test_the_cpp_target_notes_a_case_that_fails_alone(tmp_path, monkeypatch):
+    code, out, status = run_target(tmp_path, monkeypatch, through_ledger=False, hold=120.0)
+    assert code == 0 and "qcheck fused_q finding" not in out, out[-3000:]
+    assert "==== qcheck fused_q memory note (not a finding): needs more memory than the device has (planned " in out, \
+        out[-3000:]
+    assert status["memory_notes"] == "1" and status["memory_retried"] == "0", status
