@@ -12,10 +12,14 @@
 // is reported like any other overwritten sentinel.
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <vector>
 
+#include "fuzz/admission/gpu_ledger.h"
 #include "fuzz/buffers/device_mirror.h"
 
 namespace qcheck {
@@ -90,6 +94,68 @@ struct Arena {
 Arena& arena() {
   static Arena a;
   return a;
+}
+
+// The arena given back (before a run alone: all the device memory it can have).
+void release_arena() {
+  Arena& a = arena();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  a.device.release();
+  a.staging.release();
+}
+
+std::atomic<uint64_t> g_memory_retries{0};
+std::mutex g_reporter_mutex;
+std::function<void(const std::string&)> g_wait_reporter;
+
+// The ledger's name of the current device, as python/qcheck/gpu_ledger.py's
+// device_key() builds it: the same GPU under any CUDA_VISIBLE_DEVICES or MPS daemon.
+std::string device_key() {
+  int device = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+    cudaGetLastError();
+    return "cuda" + std::to_string(device);
+  }
+  char key[48];
+  std::snprintf(key, sizeof key, "pci-%04x-%02x-%02x", unsigned(p.pciDomainID), unsigned(p.pciBusID),
+                unsigned(p.pciDeviceID));
+  return key;
+}
+
+DeviceMemory device_memory() {
+  DeviceMemory m;
+  std::string error;
+  if (fake_device_memory(&m, &error)) return m;  // (the test hook: QCHECK_FAKE_DEVICE_FREE_BYTES)
+  size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return m;
+  }
+  return DeviceMemory{true, free, total};
+}
+
+// The process's ledger (QCHECK_GPU_LEDGER), nullptr without one. A bad
+// setting is said once and the runs go on without it.
+GpuLedger* device_ledger() {
+  static const std::unique_ptr<GpuLedger> ledger = [] {
+    std::string error;
+    DeviceMemory fake;
+    if (!fake_device_memory(&fake, &error) && !error.empty()) {
+      std::fprintf(stderr, "qcheck: %s: the device's own figures are used\n", error.c_str());
+    }
+    error.clear();
+    std::unique_ptr<GpuLedger> l = GpuLedger::from_env(device_key(), device_memory, &error);
+    if (!error.empty()) std::fprintf(stderr, "qcheck: %s: running without the GPU ledger\n", error.c_str());
+    if (l) {
+      l->on_wait = [](const std::string& what) {
+        std::lock_guard<std::mutex> lock(g_reporter_mutex);
+        if (g_wait_reporter) g_wait_reporter(what);
+      };
+    }
+    return l;
+  }();
+  return ledger.get();
 }
 
 #define QCHECK_CUDA_CHECK(call)                                                          \
@@ -170,11 +236,28 @@ std::string project_kernel_launch_name(cuda::KernelDesign design) {
   return std::string("launch_fused_q(") + cuda::name_of(design) + ")";
 }
 
-Outcome run_on_cuda_device(const std::string& what, const DeviceLaunch& launch, const Case& c, TensorSet& tensors,
-                           LaunchMode mode) {
-  const std::string problem = cuda_device_problem();
-  if (!problem.empty()) return Outcome::runtime_error(problem);
+uint64_t cuda_memory_retries() { return g_memory_retries.load(); }
 
+void set_device_wait_reporter(std::function<void(const std::string&)> report) {
+  std::lock_guard<std::mutex> lock(g_reporter_mutex);
+  g_wait_reporter = std::move(report);
+}
+
+namespace {
+
+uint64_t device_bytes(const TensorSet& tensors) {
+  uint64_t total = 0;
+  for (const GuardedBuffer& host : tensors.buffers) total += aligned(host.size());
+  return total;
+}
+
+bool memory_failure(const Outcome& o) {
+  return o.kind == OutcomeKind::kRuntimeError && is_out_of_memory(o.reason);
+}
+
+// One run: the buffers into the arena, the launch, the buffers back.
+Outcome run_once(const std::string& what, const DeviceLaunch& launch, const Case& c, TensorSet& tensors,
+                 LaunchMode mode) {
   std::vector<size_t> offsets;
   size_t total = 0;
   for (const GuardedBuffer& host : tensors.buffers) {
@@ -232,6 +315,46 @@ Outcome run_on_cuda_device(const std::string& what, const DeviceLaunch& launch, 
     std::memcpy(host.data(), staging + offsets[i], host.size());
   }
   return Outcome::ok();
+}
+
+}  // namespace
+
+Outcome run_on_cuda_device(const std::string& what, const DeviceLaunch& launch, const Case& c, TensorSet& tensors,
+                           LaunchMode mode) {
+  const std::string problem = cuda_device_problem();
+  if (!problem.empty()) return Outcome::runtime_error(problem);
+  GpuLedger* ledger = device_ledger();
+  const uint64_t planned = device_bytes(tensors);
+  Outcome first;
+  {
+    GpuLedger::Admission held;
+    if (ledger != nullptr) held = ledger->admit(planned + kMirrorSlackBytes);
+    first = run_once(what, launch, c, tensors, mode);
+  }
+  if (!memory_failure(first)) return first;
+  // Retried alone: the out-of-memory error cleared, the arena given back, no
+  // other run of the ledger's on the device.
+  cudaGetLastError();
+  release_arena();
+  Outcome again;
+  {
+    GpuLedger::Admission held;
+    if (ledger != nullptr) held = ledger->alone();
+    again = run_once(what, launch, c, tensors, mode);
+  }
+  if (!memory_failure(again)) {
+    if (again.kind == OutcomeKind::kRuntimeError) {  // (another CUDA error, after the out-of-memory one)
+      return Outcome::runtime_error("after an out-of-memory error, retried alone: " + again.reason);
+    }
+    ++g_memory_retries;
+    return again;
+  }
+  cudaGetLastError();
+  release_arena();
+  const DeviceMemory m = ledger != nullptr ? ledger->memory() : device_memory();
+  return Outcome::runtime_error(std::string(kNeedsMoreMemory) + " (planned " + std::to_string(planned) +
+                                " bytes, device free " + (m.known ? std::to_string(m.free) : std::string("unknown")) +
+                                "): " + again.reason);
 }
 
 #undef QCHECK_CUDA_CHECK

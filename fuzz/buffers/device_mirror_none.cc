@@ -18,4 +18,8 @@ DeviceLaunch project_kernel_launch(cuda::KernelDesign, const cuda::LaunchOptions
 
 std::string project_kernel_launch_name(cuda::KernelDesign) { return "launch_fused_q"; }
 
+uint64_t cuda_memory_retries() { return 0; }
+
+void set_device_wait_reporter(std::function<void(const std::string&)>) {}
+
 }  // namespace qcheck

@@ -9,7 +9,11 @@
 // a finding: the case is refused (-1, libFuzzer does not keep it), as is a
 // case above the size budget. Neither is a failure that --known covers: the
 // first of each known entry is printed ("qcheck fused_q known bug"), the
-// rest only counted, and the run goes on.
+// rest only counted, and the run goes on. Nor is memory the harness runs out
+// of: the device mirror retries an out-of-memory run alone (with
+// QCHECK_GPU_LEDGER, fuzz/admission/gpu_ledger.h), and a case that fails even
+// alone is a memory note ("qcheck fused_q memory note"), counted in the
+// status file, not kept.
 //
 // The structure-aware mutator and cross-over (case_mutator.h) keep nearly
 // every input a valid small case; the semantic bins (semantic_bins.h) give
@@ -28,6 +32,7 @@
 #include "fuzz/case/case_file.h"
 #include "fuzz/case/case_json.h"
 #include "fuzz/case/prng.h"
+#include "fuzz/buffers/device_mirror.h"
 #include "fuzz/case/tensor_plan.h"
 #include "fuzz/mutator/case_mutator.h"
 #include "fuzz/mutator/semantic_bins.h"
@@ -73,6 +78,20 @@ void initialize(int argc, char** argv) {
   }
   g_observed = g_options.input_bins ? fz::observing_input_bins(*g_options.backend, g_options.verdict.times)
                                     : *g_options.backend;
+  // A run waiting for its turn in the GPU ledger says so in the status file.
+  qcheck::set_device_wait_reporter(fz::set_waiting);
+}
+
+// A case that needs more device memory than the device has, even alone
+// (fuzz/buffers/device_mirror.h): memory the harness cannot have is not a bug
+// of the kernel. Noted (the first few with the case), counted, not kept.
+constexpr int kMemoryNotesPrinted = 5;
+void note_memory(const qcheck::Verdict& verdict, const Case& c) {
+  static int printed = 0;
+  fz::count_memory_note();
+  if (printed++ >= kMemoryNotesPrinted) return;
+  std::fprintf(stderr, "\n==== qcheck fused_q memory note (not a finding): %s\ncase (JSON):\n%s\n====\n",
+               verdict.outcome.reason.c_str(), qcheck::case_to_json(c).c_str());
 }
 
 std::string replay_command(const qcheck::VerdictOptions& v) {
@@ -153,6 +172,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fz::mark_verdict_bins(verdict);
   }
   if (verdict.outcome.kind == qcheck::OutcomeKind::kInvalidInput) return -1;
+  if (verdict.outcome.kind == qcheck::OutcomeKind::kRuntimeError &&
+      verdict.outcome.reason.rfind(qcheck::kNeedsMoreMemory, 0) == 0) {
+    note_memory(verdict, c);
+    return -1;
+  }
   if (verdict.passed() || known_failure(verdict, c)) return 0;
   if (!verdict.outcome.is_ok() || !g_options.keep_going) report_finding(verdict, c, options);
   return 0;

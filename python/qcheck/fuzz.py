@@ -29,6 +29,8 @@ from .compile import EXPLORE_CANDIDATES, CompileSchedule
 from .compile import summary_lines as compile_summary
 from .domain import domain_of, fit, outside
 from .known import KnownList, classify, signatures_of
+from .gpu_ledger import Abandoned
+from .memory import MemoryRules
 from .verdict import run
 
 
@@ -108,6 +110,9 @@ class FuzzResult:
         self.corpus_loaded = 0  # corpus entries taken in while running (the other workers' finds)
         self.first_finding_seconds = None  # from the start to the first new finding
         self.timeline = [(0.0, 0)]  # (seconds, executions) about once a second: the HTML report's plot
+        # qcheck.memory's figures: retried (out-of-memory errors that passed alone), notes ([{"path", "text"}]:
+        # cases that need more memory than the device has), waited_seconds and overdue (the GPU ledger's waits)
+        self.memory = {"retried": 0, "notes": [], "waited_seconds": 0.0, "overdue": 0}
 
     def write_html(self, path, target="kernel"):
         """The run as one self-contained HTML page (qcheck.report)."""
@@ -149,6 +154,7 @@ class FuzzResult:
                          f"{sum(r['incarnations'] - 1 for r in rows)} actor restarts by Ray")
         if self.outside_domain:
             lines.append(f"{self.outside_domain} generated cases outside the kernel's domain (not run)")
+        lines += memory_lines(self.memory)
         if self.stopped:
             lines.append("stopped: " + self.stopped)
         if self.known:
@@ -168,6 +174,22 @@ class FuzzResult:
                 lines.append(f"  {group.count} x [{key}]  first: {group.first.path}")
                 lines.append("      classes: " + ", ".join(f"{s} ({n})" for s, n in sorted(group.classes.items())))
         return "\n".join(lines)
+
+
+def memory_lines(m):
+    """The summary's lines on memory (qcheck.memory): none where nothing happened."""
+    lines = []
+    if m["retried"]:
+        lines.append(f"memory pressure, retried alone: {m['retried']} (out-of-memory errors that passed alone on "
+                     "the device: not findings)")
+    if m["notes"]:
+        lines.append(f"memory: {len(m['notes'])} cases need more memory than the device has (not findings; cases "
+                     f"in {Path(m['notes'][0]['path']).parent}); the first: {m['notes'][0]['text'].splitlines()[0]}")
+    if m["waited_seconds"] >= 1 or m["overdue"]:
+        lines.append(f"GPU ledger: {m['waited_seconds']:.0f} s waiting for device memory in all" +
+                     (f", {m['overdue']} waits ran out of QCHECK_GPU_LEDGER_WAIT_SECONDS (run anyway)"
+                      if m["overdue"] else ""))
+    return lines
 
 
 def _target_name(kernel):
@@ -254,9 +276,19 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     seen_corpus = set()
     limit_cases, last_limit = 0, -1
     target = _target_name(kernel)
+    domain_file = getattr(kernel, "domain_file", None)
+    memory = MemoryRules(device, poison_allocator, findings_dir, lambda path: replay_command(
+        path, target, profile, device, known_list.path if known_list is not None else None, domain_file))
+    pending = _worker.take_retry() if _worker is not None else None
     start = time.monotonic()
     last_print = last_reload = start
     deadline = start + minutes * 60
+    if memory.ledger is not None:
+        if _worker is not None:  # a long wait for the device shows in the status
+            memory.ledger.on_wait = lambda waiting: _worker.report(result, time.monotonic() - start, waiting)
+        # (a wait ends with the run's time, or the parent's stop)
+        memory.ledger.give_up = lambda: ((executions is None and time.monotonic() >= deadline) or
+                                         (_worker is not None and _worker.should_stop()))
 
     def load_corpus():
         """The corpus folder's cases not seen yet; the number taken in."""
@@ -286,27 +318,33 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
             n = result.executions
             key = rng.getrandbits(64)
             t_case = time.monotonic()
-            # case_size "limit": now and then a case at the hardware's limits (never pooled).
-            limit = Case.limit_case(key, n, limit_cases, case_size) if n != last_limit else None
-            reached = None  # the case's semantic bins, where the choice computed them
-            if limit is not None:
-                case, last_limit, limit_cases = limit, n, limit_cases + 1
-                case = _inside(kernel, domain, case)
-            elif schedule.explore_now(t_case - start):
-                # Explore: of a few generated cases, one on a key not yet
-                # compiled here, the one that adds most semantic bins.
-                case, best = None, None
-                for i in range(EXPLORE_CANDIDATES if schedule.aware else 1):
-                    c = _inside(kernel, domain, _generated(pool, rng, rng.getrandbits(64) if i else key, n + i,
-                                                             case_size))
-                    if c is None:
-                        continue
-                    bins = case_bins(c, profile)
-                    score = (schedule.key_of(c) not in schedule.warm, len(bins - result.bins))
-                    if best is None or score > best:
-                        case, best, reached = c, score, bins
+            # The case a CUDA error after an out-of-memory error ended the last
+            # round on (qcheck.memory): retried alone before anything else.
+            alone_first = pending is not None
+            limit = reached = None  # reached: the case's semantic bins, where the choice computed them
+            if alone_first:
+                case, pending = pending, None
             else:
-                case = _inside(kernel, domain, schedule.warm_child(rng, key, case_size))
+                # case_size "limit": now and then a case at the hardware's limits (never pooled).
+                limit = Case.limit_case(key, n, limit_cases, case_size) if n != last_limit else None
+                if limit is not None:
+                    case, last_limit, limit_cases = limit, n, limit_cases + 1
+                    case = _inside(kernel, domain, case)
+                elif schedule.explore_now(t_case - start):
+                    # Explore: of a few generated cases, one on a key not yet
+                    # compiled here, the one that adds most semantic bins.
+                    case, best = None, None
+                    for i in range(EXPLORE_CANDIDATES if schedule.aware else 1):
+                        c = _inside(kernel, domain, _generated(pool, rng, rng.getrandbits(64) if i else key, n + i,
+                                                                 case_size))
+                        if c is None:
+                            continue
+                        bins = case_bins(c, profile)
+                        score = (schedule.key_of(c) not in schedule.warm, len(bins - result.bins))
+                        if best is None or score > best:
+                            case, best, reached = c, score, bins
+                else:
+                    case = _inside(kernel, domain, schedule.warm_child(rng, key, case_size))
             # Outside even after the repair (rules that contradict, an invalid
             # repair, or a plugin's supports callback): counted, not run.
             if case is None:
@@ -322,25 +360,41 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
             # The library refusing a case it made itself raises (a bug of
             # qcheck's, not a finding); a kernel's exception is a verdict of exit 3.
             kernel_before, count_before = result.phases["kernel"], schedule.before()
-            verdict = run(case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases,
-                          poison_allocator=poison_allocator)
+            try:
+                outcome = memory.run(case, lambda measure: run(
+                    case, kernel, device, profile=profile, name=target, graph=graph, phases=result.phases,
+                    poison_allocator=poison_allocator, memory=measure), n, alone_first)
+            except Abandoned:
+                result.stopped = ("stopped by the parent" if _worker is not None and _worker.should_stop() else
+                                  "the time ran out while the case waited for GPU memory")
+                break
+            if outcome.stop is not None:  # (the CUDA context may be dead: the case is retried alone elsewhere)
+                if _worker is not None:
+                    _worker.hand_over(case)
+                else:
+                    memory.note(case, outcome.stop + " (this process's CUDA context may be dead, so it was not "
+                                                     "retried alone: replay it alone)")
+                result.stopped = outcome.stop
+                break
+            verdict = outcome.verdict
             result.executions += 1
             schedule.record(case, compile_key, count_before, result.phases["kernel"] - kernel_before,
                             time.monotonic() - t_case)
             new = reached - result.bins
             result.bins |= reached
-            if new and limit is None:
+            if new and limit is None and verdict is not None:
                 pool.append(case)
                 if corpus_dir:
                     corpus_dir.mkdir(parents=True, exist_ok=True)
                     seen_corpus.add(f"{case.digest}.json")
                     case.save(corpus_dir / f"{case.digest}.json")
-            if not verdict.passed:
+            if verdict is not None and not verdict.passed:  # (None: a memory note, no verdict)
                 _record(result, case, verdict, known_list, findings_dir, target, profile, device,
                         getattr(kernel, "domain_file", None))
                 if result.findings and result.first_finding_seconds is None:
                     result.first_finding_seconds = time.monotonic() - start
-                if verdict.exit_code == 3 and "CUDA" in verdict.json.get("reason", ""):
+                if verdict.exit_code == 3 and "CUDA" in verdict.json.get("reason", "") and \
+                        not verdict.json.get("out_of_memory"):
                     result.stopped = "a CUDA error: the process's CUDA context is dead (the case is saved)"
                     break
                 if len(result.findings) >= max_findings:
@@ -361,6 +415,9 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
         result.stopped = "interrupted (SIGINT)"
     finally:
         schedule.close()
+        if memory.ledger is not None:
+            memory.ledger.close()
+    result.memory = memory.figures()
     result.seconds = time.monotonic() - start
     result.timeline.append((result.seconds, result.executions))
     result.compile = schedule.figures()

@@ -234,6 +234,8 @@ class Worker:
                     f"CUDA_MPS_LOG_DIRECTORY={pipe}/log"]
         elif gpus:
             env += [f"CUDA_VISIBLE_DEVICES={','.join(gpus)}"]
+        if gpus:  # one GPU memory ledger for the node's workers (fuzz/admission/gpu_ledger.h)
+            env += [f"QCHECK_GPU_LEDGER={Path(node_folder) / 'gpu-ledger'}"]
         (self.local / "run" / f"w{index}.env").write_text("\n".join(env) + "\n")
         deadline, seed0, max_findings = start
         with open(self.local / "logs" / "supervisor.log", "ab") as log:
@@ -517,6 +519,8 @@ def main(argv):
         args = (work / "run" / f"w{i}.args").read_text().splitlines()
         env = (work / "run" / f"w{i}.env").read_text().splitlines()
         env = passed_on + env
+        if 0 < w["gpus"] < 1:  # the workers that share its GPU (the GPU ledger's limit-case threshold)
+            env.append(f"QCHECK_GPU_LEDGER_WORKERS={max(1, round(1 / w['gpus']))}")
         actors[i] = worker_class.options(
             num_cpus=w["cpus"], num_gpus=w["gpus"],
             scheduling_strategy=NodeAffinitySchedulingStrategy(w["node"], soft=False)).remote(

@@ -165,6 +165,7 @@ class DoorWorker:
                                             [p for p in [os.environ.get("PYTHONPATH")] if p])
         env["QCHECK_LIBRARY"] = str(node / "lib" / "libqcheck.so")
         env.setdefault("TRITON_CACHE_DIR", str(Path.home() / ".triton" / "cache"))  # one per node
+        env.setdefault("QCHECK_GPU_LEDGER", str(node / "gpu-ledger"))  # the node's workers' one (qcheck.gpu_ledger)
         gpus = [str(g) for g in ray.get_gpu_ids()]
         if gpus and gpus[0] in own_mps:  # a client of the node's daemon: no CUDA_VISIBLE_DEVICES
             env.pop("CUDA_VISIBLE_DEVICES", None)
@@ -255,6 +256,12 @@ class DoorWorker:
 # --- the driver -------------------------------------------------------------------------------
 
 
+def _ledger_workers(place):
+    """QCHECK_GPU_LEDGER_WORKERS for a worker at `place`: the workers that share its GPU (qcheck.gpu_ledger)."""
+    share = place["gpus"]
+    return {"QCHECK_GPU_LEDGER_WORKERS": str(max(1, round(1 / share)) if 0 < share < 1 else 1)}
+
+
 class RemoteProcess:
     """A worker's round on the cluster, as qcheck.supervise sees a Popen:
     its exit code arrives with a sync (RayProcesses)."""
@@ -337,7 +344,7 @@ class RayProcesses:
             self.actors[p["index"]] = worker_class.options(
                 num_cpus=p["cpus"], num_gpus=p["gpus"],
                 scheduling_strategy=NodeAffinitySchedulingStrategy(p["node"], soft=False)).remote(
-                p["index"], where[p["node"]], folders, shipped, passed_on)
+                p["index"], where[p["node"]], folders, shipped, dict(_ledger_workers(p), **passed_on))
         self.rounds = {}  # index -> its RemoteProcess
         # The corpus the run starts from goes with each worker's first exchange (a worker reloads every second).
         self.pending = {i: self._corpus() for i in self.actors}

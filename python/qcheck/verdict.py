@@ -14,6 +14,7 @@ import traceback
 
 from . import _capi
 from .domain import outside
+from .memory import is_out_of_memory, measuring
 from .tensors import make_tensors, pointer_array
 
 
@@ -74,7 +75,8 @@ def raised_verdict(case, error, kernel=None):
     tail = "".join(traceback.format_exception(type(error), error, error.__traceback__)).splitlines()[-12:]
     reason = f"{raised_signature(error)}: {first}"
     report = {"verdict": "runtime error", "exit_code": 3, "reason": reason, "backend": kernel or "",
-              "exception": type(error).__name__, "case": str(case), "traceback": tail}
+              "exception": type(error).__name__, "case": str(case), "traceback": tail,
+              "out_of_memory": is_out_of_memory(error)}
     return Verdict(3, raised_signature(error), "RUNTIME ERROR: " + reason + "\n" + "\n".join(tail) + "\n",
                    report, [])
 
@@ -159,7 +161,7 @@ def _synchronize(device):
         torch.cuda.synchronize()
 
 
-def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allocator=True):
+def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allocator=True, memory=None):
     """([run A, run B], graph run or None): `kernel(tensors)` on poison 0 and
     on poison 1, and with graph=True once more on poison 0, captured in a
     torch.cuda.CUDAGraph and replayed (the kernel must be capturable: no
@@ -167,7 +169,8 @@ def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allo
     of the eager runs, phases["allocator"] those of the poisoning. On a CUDA device, poison_allocator fills what torch's
     caching allocator hands out next with the run's poison first
     (qcheck.allocator), so outputs a wrapper allocates itself start
-    poisoned; each run's .notes say what that could not reach."""
+    poisoned; each run's .notes say what that could not reach. memory: a
+    dict that gets what the kernel allocated (qcheck.memory.measuring)."""
     runs = []
     for poison in (0, 1):
         tensors = make_tensors(case, poison, device, phases=phases)
@@ -179,8 +182,13 @@ def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allo
             if phases is not None:
                 phases["allocator"] = phases.get("allocator", 0.0) + time.monotonic() - start
         start = time.monotonic()
-        kernel(tensors)
-        _synchronize(device)
+        if memory is None:
+            kernel(tensors)
+            _synchronize(device)
+        else:
+            with measuring(device, memory):
+                kernel(tensors)
+                _synchronize(device)
         if phases is not None:
             phases["kernel"] += time.monotonic() - start
         tensors.notes = watch.notes() if watch is not None else []
@@ -211,13 +219,16 @@ def _name(kernel, name=None):
     return name or getattr(kernel, "__name__", None)
 
 
-def run(case, kernel, device=None, profile=None, name=None, graph=False, phases=None, poison_allocator=True):
+def run(case, kernel, device=None, profile=None, name=None, graph=False, phases=None, poison_allocator=True,
+        memory=None):
     """Runs `kernel(tensors)` twice (on poison 0, then on poison 1) on numpy
     arrays (device None) or torch tensors on `device`, and judges both runs
     (profile None: the kernel's .profile if it has one, as a qcheck.Plugin
     or @qcheck.kernel says, else the case's). graph=True also compares a
     replay from a CUDA graph with the eager run. A case outside the kernel's
-    domain is not run (exit 2); a kernel that raises gives exit 3."""
+    domain is not run (exit 2); a kernel that raises gives exit 3 (its
+    report's out_of_memory says whether memory ran out). memory: a dict
+    that gets what the kernel allocated (qcheck.memory)."""
     why = outside(kernel, case)
     if why is not None:
         return outside_verdict(case, why, _name(kernel, name))
@@ -225,7 +236,7 @@ def run(case, kernel, device=None, profile=None, name=None, graph=False, phases=
         raise ValueError("graph=True needs a CUDA device (torch.cuda.CUDAGraph)")
     try:
         runs, replayed = kernel_runs(case, kernel, device, phases=phases, graph=graph,
-                                     poison_allocator=poison_allocator)
+                                     poison_allocator=poison_allocator, memory=memory)
     except _capi.QcheckError:
         raise  # the library refused the case: not the kernel's doing
     except Exception as e:  # the kernel raised, or the device faulted

@@ -17,6 +17,10 @@ file: findings are named by the case's digest). A worker that stops on a
 CUDA error (its context is dead) or dies (a signal, an exit without its
 result) is restarted with a new seed while time is left; the case it was
 running when it died is saved as a finding of its own ("worker died").
+The workers share a GPU memory ledger (qcheck.gpu_ledger, RUN/gpu-ledger
+unless QCHECK_GPU_LEDGER names one): memory the harness exhausts is not a
+bug of the kernel (qcheck.memory); a round stopped on a CUDA error after an
+out-of-memory error hands its case to the next round, which retries it alone.
 
 Where the processes run is the one thing LocalProcesses (this host) and
 qcheck.ray_workers.RayProcesses (a Ray cluster: qcheck.fuzz(..., ray=ADDRESS))
@@ -39,6 +43,7 @@ from .case import Case
 from .compile import add_figures
 from .fuzz import Finding, FuzzResult, Group, replay_command
 from .known import KnownList
+from .gpu_ledger import ENV as LEDGER_ENV, WORKERS_ENV as LEDGER_WORKERS_ENV
 from .mps import Daemons
 from .supervise import STOP_FILE, Ended, Supervisor
 
@@ -96,6 +101,7 @@ class WorkerLink:
         self.folder, self.index = Path(folder), index
         self.stop_file = self.folder / STOP_FILE
         self.current = self.folder / f"w{index}.current.json"
+        self.retry = self.folder / f"w{index}.retry.json"
 
     def should_stop(self):
         return self.stop_file.exists()
@@ -109,9 +115,25 @@ class WorkerLink:
         partial.write_text(json.dumps(data))
         partial.replace(path)
 
-    def report(self, result, seconds):
+    def hand_over(self, case):
+        """The case a CUDA error after an out-of-memory error stopped this round
+        on: the next round retries it alone first (qcheck.memory)."""
+        case.save(self.retry)
+
+    def take_retry(self):
+        """The case the last round handed over, or None."""
+        if not self.retry.exists():
+            return None
+        case = Case.load(self.retry)
+        self.retry.unlink()
+        return case
+
+    def report(self, result, seconds, waiting=None):
+        """The status for the progress line; waiting: what a wait for the
+        device waits for (qcheck.gpu_ledger), None when none waits."""
         self._write(f"w{self.index}.status.json", {"executions": result.executions, "seconds": seconds,
-                                                   "bins": sorted(result.bins), "findings": len(result.findings)})
+                                                   "bins": sorted(result.bins), "findings": len(result.findings),
+                                                   "waiting": waiting})
 
     def finish(self, result):
         def group(g):
@@ -122,7 +144,7 @@ class WorkerLink:
         self._write(f"w{self.index}.result.json", {
             "executions": result.executions, "seconds": result.seconds, "bins": sorted(result.bins),
             "phases": result.phases, "compile": result.compile, "outside_domain": result.outside_domain,
-            "stopped": result.stopped, "corpus_loaded": result.corpus_loaded,
+            "stopped": result.stopped, "corpus_loaded": result.corpus_loaded, "memory": result.memory,
             "first_finding_at": (None if result.first_finding_seconds is None else
                                  time.time() - result.seconds + result.first_finding_seconds),
             "groups": {k: group(g) for k, g in result.groups.items()},
@@ -157,7 +179,7 @@ class LocalProcesses:
     stop() at the end, cluster() gives FuzzResult.cluster; device_arg (the
     workers' --device) and note."""
 
-    def __init__(self, kernel, device, on_cuda, run_dir):
+    def __init__(self, kernel, device, on_cuda, run_dir, workers=1):
         gpu = None
         if on_cuda:  # the physical index: an MPS daemon is started with CUDA_VISIBLE_DEVICES set to it
             index = int(str(device).split(":", 1)[1]) if ":" in str(device) else 0
@@ -176,6 +198,10 @@ class LocalProcesses:
         # with a thread per core kept every core busy spinning (1,429 exec/s against 2,025 on the
         # H200, python/README.md), unless the user chose a number.
         env.setdefault("OMP_NUM_THREADS", "1")
+        # One GPU memory ledger for the run's workers (qcheck.gpu_ledger), unless the user named one to
+        # share with other runs; the large threshold counts the workers on the device.
+        env.setdefault(LEDGER_ENV, str(run_dir / "gpu-ledger"))
+        env.setdefault(LEDGER_WORKERS_ENV, str(workers))
         env["QCHECK_LIBRARY"] = str(Path(_capi.library_path).resolve())  # the library this process loaded
         roots = [str(Path(__file__).resolve().parent.parent), import_root(kernel), os.getcwd(), env.get("PYTHONPATH")]
         env["PYTHONPATH"] = os.pathsep.join(r for r in roots if r)
@@ -218,7 +244,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
                                  [known_path, domain_file])
         workers = processes.count
     else:
-        processes = LocalProcesses(kernel, device, on_cuda, run_dir)
+        processes = LocalProcesses(kernel, device, on_cuda, run_dir, workers)
     device_arg = processes.device_arg
     sizes = [case_size] * workers
     if on_cuda and case_size != "limit":
@@ -278,6 +304,9 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
             r = json.loads(result_file.read_text())
             result_file.unlink()
             results[(slot.index, slot.round)] = r
+            if r["stopped"].startswith("a CUDA error after an out-of-memory error") and per_worker is None:
+                return Ended("a CUDA error after an out-of-memory error (not a finding: the next round retries "
+                             "its case alone)", artifact=True)
             if r["stopped"].startswith("a CUDA error") and per_worker is None:
                 return Ended("a CUDA error", artifact=True)  # its findings hold the case
             return None
@@ -350,12 +379,32 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
         result.outside_domain += r["outside_domain"]
         if r["compile"]:
             add_figures(result.compile, r["compile"])
+        m = r.get("memory") or {}
+        result.memory["retried"] += m.get("retried", 0)
+        result.memory["notes"] += m.get("notes", [])
+        result.memory["waited_seconds"] += m.get("waited_seconds", 0.0)
+        result.memory["overdue"] += m.get("overdue", 0)
         _merge_groups(result.groups, r["groups"])
         _merge_groups(result.known, r["known"], int)
         for f in r["findings"]:
             if f["path"] not in seen_paths:  # one case found by two workers is one finding
                 seen_paths.add(f["path"])
                 result.findings.append(_finding(f))
+    for slot in supervisor.slots:  # a case handed over to a round that never came (the time was up)
+        retry = run_dir / f"w{slot.index}.retry.json"
+        if retry.exists():
+            case = Case.load(retry)
+            folder = findings_dir / "memory"
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"{case.digest}.json"
+            case.save(path)
+            text = ("a CUDA error after an out-of-memory error; the run ended before the case was retried alone: "
+                    "replay it alone")
+            (folder / f"{case.digest}.txt").write_text(
+                f"MEMORY: {text}\n(not a finding)\nreplay: "
+                f"{replay_command(path, spec, profile, device, known_path, domain_file)}\n")
+            result.memory["notes"].append({"path": str(path), "text": text})
+    result.memory["notes"].sort(key=lambda n: n.get("at", 0))
     if dead_at[0] is not None and (result.first_finding_seconds is None or dead_at[0] < result.first_finding_seconds):
         result.first_finding_seconds = dead_at[0]
     for f in dead_findings:
@@ -381,8 +430,17 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
 def _progress(run_dir, workers, seconds, finished, dead):
     """One line for all workers: their status files and the rounds that ended."""
     executions, bins, found = _totals(run_dir, workers, finished, dead)
+    waiting = []
+    for i in range(workers):
+        try:
+            w = json.loads((run_dir / f"w{i}.status.json").read_text()).get("waiting")
+        except (OSError, ValueError):
+            continue
+        if w:
+            waiting.append(f"w{i} {w}")
     print(f"[{seconds:6.0f}s] {executions} execs, {executions / max(seconds, 1e-9):.0f}/s, {len(bins)} bins, "
-          f"{found} findings ({workers} workers)", file=sys.stderr)
+          f"{found} findings ({workers} workers)" + (f"; {len(waiting)} waiting for the device: " +
+                                                     "; ".join(waiting[:3]) if waiting else ""), file=sys.stderr)
 
 
 def _totals(run_dir, workers, finished, dead):

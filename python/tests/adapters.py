@@ -145,3 +145,81 @@ def cuda_error_once(tensors):
     if _first_anywhere(os.environ.get("QCHECK_TEST_CUDA_ERROR_ONCE")):
         raise RuntimeError("CUDA error: an illegal memory access was encountered")
     correct(tensors)
+
+
+class OutOfMemoryError(RuntimeError):
+    """torch.cuda.OutOfMemoryError's twin (torch's is a RuntimeError of that name)."""
+
+
+def _oom(asked="20.00 MiB"):
+    return OutOfMemoryError(f"CUDA out of memory. Tried to allocate {asked}. GPU 0 has a total capacity of "
+                            "139.80 GiB of which 17.06 MiB is free. (a twin: no device was asked)")
+
+
+def _alone_or_raise():
+    """Holds the file QCHECK_TEST_OVERLAP names (flock) for the call's time;
+    a call that finds another process holding it overlaps that one: it
+    raises the out-of-memory error that two runs too many for the device
+    would give. Returns the file's descriptor (close it to end the call)."""
+    import fcntl
+    fd = os.open(os.environ["QCHECK_TEST_OVERLAP"], os.O_CREAT | os.O_RDWR, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise _oom() from None
+    time.sleep(0.004)  # (a run long enough for the other worker's to meet it)
+    return fd
+
+
+def oom_when_runs_overlap(tensors):
+    """A correct kernel on a device that holds one run at a time: a run that
+    overlaps another worker's raises torch's out-of-memory error."""
+    fd = _alone_or_raise()
+    try:
+        correct(tensors)
+    finally:
+        os.close(fd)
+
+
+def oom_when_runs_overlap_and_skips_tail_token(tensors):
+    """The same device, and a real bug (skips_tail_token)."""
+    fd = _alone_or_raise()
+    try:
+        skips_tail_token(tensors)
+    finally:
+        os.close(fd)
+
+
+def oom_on_odd_heads(tensors):
+    """A case the device cannot hold even alone (odd H), asking for 20 MiB
+    at a time as a wrapper's outputs would."""
+    if tensors.case["mqa_heads"] % 2 == 1:
+        raise _oom()
+    correct(tensors)
+
+
+def allocates_terabytes_on_odd_heads(tensors):
+    """A wrapper that computes its workspace's size wrong (odd H): it asks
+    for 2 TiB, far more than its outputs need."""
+    if tensors.case["mqa_heads"] % 2 == 1:
+        raise MemoryError("Unable to allocate 2.00 TiB for an array with shape (1099511627776,) and data type "
+                          "uint16")
+    correct(tensors)
+
+
+def oom_then_cuda_error_once(tensors):
+    """The first call anywhere (QCHECK_TEST_OOM_ONCE names a file not yet
+    there) raises an out-of-memory error, and this process's next call the
+    CUDA error a context left broken by it gives: the worker stops, and its
+    next round retries the case alone (where it passes)."""
+    if _oom_state["next_raises"]:
+        _oom_state["next_raises"] = False
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    if _first_anywhere(os.environ.get("QCHECK_TEST_OOM_ONCE")):
+        _oom_state["next_raises"] = True
+        raise _oom()
+    correct(tensors)
+
+
+_oom_state = {"next_raises": False}

@@ -10,7 +10,9 @@
 # classes" (a fused_q mismatch's tensor/part/class=count, comma-separated).
 # class: finding, known (a fused_q finding that a --known entry covers; its
 # signature names the entry), or collateral (a crash whose input replays
-# clean: the worker was ended by an other worker's GPU fault). A fused_q
+# clean: the worker was ended by an other worker's GPU fault), or memory (a
+# replay that needed more memory than the device has, even alone:
+# fuzz/buffers/device_mirror.h; not a finding). A fused_q
 # mismatch's signature is its group: where the outputs differ.
 mask_digits() { sed -E "s/'[^']*'/'...'/g; s/0x[0-9a-fA-F]+/0x#/g; s/[0-9]+/#/g" | cut -c1-160; }
 # qcheck-replay --json's counts as tensor/part/class=count, comma-separated.
@@ -74,7 +76,9 @@ triage_one() {  # artifact path
       [ -n "$sig" ] || sig="exit $code"
     fi
   fi
-  if [ -n "$sig" ] && [ -n "${entry:-}" ] && [ "${entry:-}" != -1 ]; then
+  if [[ $sig == "runtime error: needs more memory than the device has"* ]]; then
+    class=memory
+  elif [ -n "$sig" ] && [ -n "${entry:-}" ] && [ "${entry:-}" != -1 ]; then
     class=known sig="known bug $entry: $(grep -m1 '"known_note"' <<<"$out" | cut -d'"' -f4) ($sig)"
   elif [ -n "$sig" ]; then
     class=finding
@@ -175,7 +179,7 @@ summary() {
     -max_len=4096 "--backend=${fused_backends[0]}" --keep-going "$work/fused_q/corpus" 2>&1 |
     sed -n '/^semantic bins reached/,$p'
   echo
-  local collateral=0 findings=0 unreplayed=0 known_count=0 a f name class sig command classes key
+  local collateral=0 memory=0 findings=0 unreplayed=0 known_count=0 a f name class sig command classes key
   declare -A groups=() first=() replay_of=() known_groups=() classes_of=()
   # JUnit rows (run_campaign.sh writes junit.xml from them): one testcase per
   # finding group, one skipped per known group, "no findings" otherwise.
@@ -188,6 +192,7 @@ summary() {
     name=$(basename "$a")
     IFS=$'\t' read -r class sig command classes <"$f"
     if [ "$class" = collateral ]; then collateral=$((collateral + 1)); continue; fi
+    if [ "$class" = memory ]; then memory=$((memory + 1)); continue; fi
     if [ "$class" = known ]; then
       known_count=$((known_count + 1))
       key="${name#*.}"; key="${key%%.*} | ${sig%% (*}"
@@ -201,6 +206,11 @@ summary() {
     [ -n "${first[$key]:-}" ] || { first[$key]=$name; replay_of[$key]=$command; }
   done
   [ $collateral -eq 0 ] || echo "$collateral artifacts of workers ended by an other worker's GPU fault (their inputs replay clean; not findings)"
+  local retried notes
+  read -r retried notes < <(memory_figures "$work")
+  [ "${retried:-0}" -eq 0 ] || echo "memory pressure, retried alone: $retried (fused_q runs out of device memory that passed alone: not findings)"
+  [ "${notes:-0}" -eq 0 ] && [ $memory -eq 0 ] ||
+    echo "memory: $((notes + memory)) cases need more memory than the device has, even alone (not findings; the first ones with their cases: grep -A3 'memory note' $work/logs/*.log)"
   [ $unreplayed -eq 0 ] || echo "$unreplayed artifacts not replayed (over QCHECK_FUZZ_MAX_REPLAYS = $max_replays per backend), in $work/*/artifacts"
   if [ -n "$known_file" ]; then
     # The workers print the first failure of each known entry they meet and go on.

@@ -13,3 +13,17 @@ worker_executions() {
   done
   echo $total
 }
+
+# memory_figures WORK: "RETRIED NOTES": the fused_q runs that ran out of device
+# memory and passed alone, and the cases that needed more than the device has
+# even alone (fuzz/targets/status_file.h), over every worker and round.
+memory_figures() {
+  cat "$1"/status/w* 2>/dev/null | awk '$1 == "memory_retried" {r += $2} $1 == "memory_notes" {n += $2}
+    END {printf "%d %d\n", r, n}'
+}
+
+# memory_waiting WORK: the workers waiting for their turn in the GPU ledger now
+# (a status file written in the last 10 s with a "waiting" line).
+memory_waiting() {
+  find "$1"/status -type f -newermt '-10 seconds' -exec grep -l '^waiting ' {} + 2>/dev/null | wc -l
+}

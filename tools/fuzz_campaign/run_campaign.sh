@@ -58,7 +58,10 @@
 # a restart; default 25; CUDA runtime errors do not count, see python/qcheck/supervise.py),
 # QCHECK_FUZZ_MAX_REPLAYS (artifacts replayed per backend, default 300),
 # QCHECK_FUZZ_MINIMIZE_SECONDS (budget per finding
-# group, 0 for none; default 30), CUDA_VISIBLE_DEVICES (the GPUs to use).
+# group, 0 for none; default 30), CUDA_VISIBLE_DEVICES (the GPUs to use),
+# QCHECK_GPU_LEDGER (the GPU memory ledger's folder, default WORK/gpu-ledger
+# on a GPU; another run's to share it), QCHECK_GPU_LEDGER_WORKERS,
+# QCHECK_GPU_LEDGER_WAIT_SECONDS (fuzz/admission/gpu_ledger.h).
 set -uo pipefail
 
 say() { echo "campaign: $*"; }
@@ -195,6 +198,16 @@ else
     printf 'w%d\t%s\t%s\t%s\t%s\n' "$i" "${worker_target[$i]}" "${worker_backend[$i]:--}" "${worker_gpu[$i]:--}" \
       "${worker_size[$i]:-${QCHECK_CASE_SIZE:-default}}" >>"$work/workers.tsv"
   done
+fi
+
+# GPU memory admission (fuzz/admission/gpu_ledger.h, python/qcheck/gpu_ledger.py): one ledger in the work
+# folder for the CUDA workers, the triage's replays and the minimizer, so that a worker's limit case waits
+# for room on the device rather than running it out of memory beside fourteen others; a run that runs out
+# of memory all the same is retried alone, and one that fails alone is a memory note, not a finding. (On
+# Ray each node's workers share a ledger of the node's: ray_campaign.py.)
+if [ -z "$ray_address" ] && [ ${#gpus[@]} -gt 0 ] && [ $uses_cuda -eq 1 ]; then
+  export QCHECK_GPU_LEDGER=${QCHECK_GPU_LEDGER:-$work/gpu-ledger}
+  export QCHECK_GPU_LEDGER_WORKERS=${QCHECK_GPU_LEDGER_WORKERS:-$(((fused_workers + ${#gpus[@]} - 1) / ${#gpus[@]}))}
 fi
 
 start_time=$SECONDS
@@ -345,6 +358,8 @@ while [ $SECONDS -lt $deadline ] && [ -z "$interrupted" ]; do
       last_execs[$t]=$n
     done
     line+=" artifacts $(artifact_count), restarts $(restart_count)"
+    waiting=$(memory_waiting "$work")
+    [ "$waiting" -gt 0 ] && line+=", $waiting waiting for GPU memory"
     echo "$line"
     printf '%s\t%s\n' "$((SECONDS - start_time))" "${last_execs[fused_q]}" >>"$work/progress.tsv"  # the HTML plot
     last_print=$SECONDS
