@@ -7,19 +7,34 @@ to compile; numpy always, torch where it is installed.
     my_kernel(tensors)                   # writes the outputs in place
     verdict = qcheck.check(case, tensors)
     assert verdict.passed, verdict.text
+
+The package's layers, lowest first: a module imports from its own layer
+and the layers below it, never from one above, and no imports go round in
+a circle.
+
+    model         the case model and its C API binding (libqcheck through ctypes)
+    reports       a fuzz run's result and how it is told: summary, JUnit, HTML
+    parallel      runs of several processes: workers, restarts, MPS, GPU ledger, memory rules, Ray
+    fuzzing       the fuzz loop of one process, its compile-aware schedule, the minimizer
+    integrations  the command line and the pytest plugin
+
+Above them, the package's own modules give the outside names: this one
+(import qcheck), __main__ (python -m qcheck), pytest_plugin (the pytest11
+entry point) and _tools (the console scripts).
 """
 
-from ._capi import API_VERSION, QcheckError, library_path
-from ._capi import VERSION as __version__
-from .case import Case
-from .domain import Domain, kernel
-from .known import Known
-from .tensors import Tensors
-from .verdict import Against, Verdict, against, check, expected, run
-from .plugin import Plugin
-from .fuzz import FuzzResult, fuzz
-from .minimize import Minimized, minimize
-from . import _capi
+from .model._capi import API_VERSION, QcheckError, library_path
+from .model._capi import VERSION as __version__
+from .model.case import Case
+from .model.domain import Domain, kernel
+from .model.known import Known
+from .model.tensors import Tensors
+from .model.verdict import Against, Verdict, against, check, expected, run
+from .model.plugin import Plugin
+from .reports.result import FuzzResult
+from .fuzzing.loop import fuzz
+from .fuzzing.minimize import Minimized, minimize
+from .model import _capi
 
 
 def assert_passes(case, kernel, device=None, profile=None):

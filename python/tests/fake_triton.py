@@ -3,7 +3,7 @@ here): a JIT function that specializes its arguments by Triton 3.6's default
 rules and, on each new specialization, "compiles" and calls
 triton.knobs.runtime.jit_post_compile_hook with the keyword arguments Triton
 passes it (key, repr, fn with .name, compile with signature, constants and
-configs), so qcheck.compile sees it as it sees Triton. The arguments are
+configs), so qcheck.fuzzing.compile sees it as it sees Triton. The arguments are
 numpy arrays (a pointer: its dtype and 16-byte alignment), ints (1, divisible
 by 16, 32 or 64 bits) and the values of constexpr parameters."""
 

@@ -6,7 +6,7 @@ import argparse
 import subprocess
 import sys
 
-from qcheck.__main__ import parser
+from qcheck.integrations.cli import parser
 
 import adapters
 

@@ -1,4 +1,4 @@
-"""qcheck.compile: the compile-aware fuzz loop against a kernel that
+"""qcheck.fuzzing.compile: the compile-aware fuzz loop against a kernel that
 "compiles" (sleeps) on each new compile key, with no hook (timing alone
 tells the loop), and Triton's hook where Triton is loaded."""
 
@@ -6,7 +6,7 @@ import sys
 import types
 
 import qcheck
-from qcheck.compile import CompileWatch
+from qcheck.fuzzing.compile import CompileWatch
 
 import adapters
 

@@ -1,4 +1,4 @@
-"""qcheck.compile learns the key from what compiled: a kernel whose wrapper
+"""qcheck.fuzzing.compile learns the key from what compiled: a kernel whose wrapper
 passes what qcheck's tensors do not show (a densified argument) compiles on
 keys qcheck took as warm; after the first such compile a key is scheduled by
 the case's geometry, and the summary names the argument that differed. The
@@ -11,7 +11,8 @@ import json
 import numpy as np
 
 import qcheck
-from qcheck import compile as compile_module
+from qcheck.fuzzing import compile as compile_module
+from qcheck.reports import summary
 
 import adapters
 from fake_triton import FakeJit, install, next_power_of_2
@@ -131,7 +132,7 @@ def test_a_key_whose_first_case_did_not_launch_is_learned_from_its_first_compile
     assert compiled == [(False, False), (True, True), (False, False), (True, False), (False, False)]
     c = schedule.figures()
     assert (c["warm_compiles"], c["keys_missed"], c["keys_by_geometry"], c["geometry_compiles"]) == (1, 1, 1, 0)
-    text = "\n".join(compile_module.summary_lines(c, 5, 1.0))
+    text = "\n".join(summary.compile_summary(c, 5, 1.0))
     assert "1 compiled on a key taken as warm, on 1 key (" in text
     assert "1 key: _rows_kernel: nothing compiled on the key before (a launch skipped, as at T = 0" in text
     schedule.close()
@@ -159,8 +160,8 @@ def test_workers_figures_add_up_with_what_they_learned():
          "source": "hook", "aware": True, "explore_share": 0.2}
     b = dict(a, learned={"k argument B": [1, "B 2"], "k argument n": [1, "n"]})
     merged = {}
-    compile_module.add_figures(merged, a)
-    compile_module.add_figures(merged, b)
+    summary.add_figures(merged, a)
+    summary.add_figures(merged, b)
     assert merged["warm_compiles"] == 4 and merged["keys_missed"] == 4
     assert merged["learned"] == {"k argument B": [3, "B 1"], "k argument n": [1, "n"]}
     assert a["learned"] == {"k argument B": [2, "B 1"]}  # the first worker's figures unchanged

@@ -1,4 +1,4 @@
-"""qcheck.memory's rules with a real device's out-of-memory errors (skipped
+"""qcheck.parallel.memory's rules with a real device's out-of-memory errors (skipped
 without torch and CUDA; the GPU gate runs them on the H200): another process
 that holds nearly all the device's memory through the GPU ledger makes a
 kernel's allocation fail, and the retry alone waits for it and passes; one
@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 
 import qcheck
-from qcheck.memory import ALLOC_GROUP, MemoryRules
-from qcheck.verdict import run
+from qcheck.model.tensors import plan as plan_tensors
+from qcheck.model.verdict import run
+from qcheck.parallel.memory import ALLOC_GROUP, MemoryRules
 
 import adapters
 
@@ -31,7 +32,7 @@ if not torch.cuda.is_available():
 LEAVE = 512 << 20  # what the hog leaves free: room for the case, not for the kernel's 1 GiB
 HOG = textwrap.dedent("""
     import sys, time, torch
-    from qcheck.gpu_ledger import Ledger, device_key, device_memory
+    from qcheck.parallel.gpu_ledger import Ledger, device_key, device_memory
     folder, hold, marker, through_ledger = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
     leave = int(sys.argv[5])
     def hog():
@@ -107,7 +108,7 @@ def test_an_out_of_memory_error_that_stays_alone_is_a_note(tmp_path, monkeypatch
         hog.wait()
     assert outcome.verdict is None and outcome.stop is None and memory.retried == 0
     (note,) = memory.notes
-    planned = sum(b.bytes for b in qcheck.tensors.plan(case)[0])
+    planned = sum(b.bytes for b in plan_tensors(case)[0])
     assert note["text"].startswith(f"needs more memory than the device has (planned {planned} bytes, device free "), note
     assert "OutOfMemoryError" in note["text"] and "Tried to allocate " in note["text"], note
 
@@ -119,7 +120,7 @@ def test_a_kernel_that_asks_for_twice_the_device_is_a_finding(tmp_path, monkeypa
     kernel = asking(2 * total)
     outcome = memory.run(case, lambda measure: run(case, kernel, "cuda", memory=measure, poison_allocator=False), 0)
     assert outcome.verdict is not None and outcome.verdict.signature == ALLOC_GROUP, outcome.verdict
-    outputs = sum(b.bytes for b in qcheck.tensors.plan(case)[0] if b.is_output)
+    outputs = sum(b.bytes for b in plan_tensors(case)[0] if b.is_output)
     assert f"its outputs need {outputs} " in outcome.verdict.text and "kernel allocates " in outcome.verdict.text
 
 
@@ -136,7 +137,7 @@ def run_target(tmp_path, monkeypatch, through_ledger, hold):
     """fused_q_fuzzer on a 4.5 GB limit case while a hog leaves 2 GiB of the device: (exit, output, status)."""
     target = fuzzer()
     case = next(c for c in (qcheck.Case.limit_case(k, 64, k, "limit") for k in range(16))
-                if sum(b.bytes for b in qcheck.tensors.plan(c)[0]) > 4 << 30)
+                if sum(b.bytes for b in plan_tensors(c)[0]) > 4 << 30)
     case.save(tmp_path / "limit.json")
     hog = start_hog(tmp_path, hold, through_ledger, leave=2 << 30)
     try:

@@ -166,7 +166,7 @@ def test_replay_takes_a_domain_file_and_prints_the_device(tmp_path):
     lines = [p.read_text().splitlines()[-1] for p in (tmp_path / "g").glob("*.txt")]
     assert lines and all(f"--domain {tmp_path / 'd40.json'}" in line for line in lines), lines
     assert all(qcheck.Case.load(p)["num_tokens"] <= 40 for p in (tmp_path / "g").glob("*.json"))
-    from qcheck.fuzz import replay_command
+    from qcheck.reports.result import replay_command
     assert replay_command("c.json", "m:f", "vllm-triton", "cuda:1") == \
         "python -m qcheck replay c.json m:f --profile vllm-triton --device cuda:1"
 

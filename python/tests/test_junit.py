@@ -1,4 +1,4 @@
-"""JUnit XML (qcheck.junit): what python -m qcheck fuzz --junit, the GPU gate
+"""JUnit XML (qcheck.reports.junit): what python -m qcheck fuzz --junit, the GPU gate
 and the campaign write, validated against junit.xsd with xmlschema
 (junit_schema.py; requirements.txt). Without xmlschema these tests fail and
 say how to get it: they do not skip."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import qcheck
-from qcheck import junit
+from qcheck.reports import junit
 
 import adapters
 import junit_schema

@@ -1,5 +1,5 @@
-"""Memory the harness exhausts is not a bug of the kernel (qcheck.memory) and
-the GPU ledger behind it (qcheck.gpu_ledger), on numpy kernels: an
+"""Memory the harness exhausts is not a bug of the kernel (qcheck.parallel.memory) and
+the GPU ledger behind it (qcheck.parallel.gpu_ledger), on numpy kernels: an
 out-of-memory error that two runs at once cause is retried alone and passes,
 one that stays alone is a note with its bytes, a kernel that asks for far
 more than its outputs need is a finding of its own, a real bug in the same
@@ -14,9 +14,11 @@ import time
 from pathlib import Path
 
 import qcheck
-from qcheck import gpu_ledger
-from qcheck.gpu_ledger import Ledger, Record, admitted, read_records
-from qcheck.memory import ALLOC_GROUP, asked_bytes, is_out_of_memory
+from qcheck.model.tensors import plan as plan_tensors
+from qcheck.model.out_of_memory import asked_bytes, is_out_of_memory
+from qcheck.parallel import gpu_ledger
+from qcheck.parallel.gpu_ledger import Ledger, Record, admitted, read_records
+from qcheck.parallel.memory import ALLOC_GROUP
 
 import adapters
 
@@ -59,7 +61,7 @@ def test_out_of_memory_even_alone_is_a_note_with_the_bytes(tmp_path, monkeypatch
     for note in notes:
         case = qcheck.Case.load(note["path"])
         assert case["mqa_heads"] % 2 == 1
-        planned = sum(b.bytes for b in qcheck.tensors.plan(case)[0])
+        planned = sum(b.bytes for b in plan_tensors(case)[0])
         assert note["text"].startswith(f"needs more memory than the device has (planned {planned} bytes, device "
                                        "free 123456789): kernel raised OutOfMemoryError"), note
         saved = Path(note["path"]).with_suffix(".txt").read_text()
@@ -73,7 +75,7 @@ def test_a_kernel_that_allocates_far_more_than_its_outputs_need_is_a_finding(tmp
                          findings=tmp_path / "findings", progress=False)
     assert list(result.groups) == [ALLOC_GROUP], result.summary()
     finding = result.findings[0]
-    outputs = sum(b.bytes for b in qcheck.tensors.plan(finding.case)[0] if b.is_output)
+    outputs = sum(b.bytes for b in plan_tensors(finding.case)[0] if b.is_output)
     # 2 TiB asked for (the failed allocation), and the little the kernel held before it
     allocated = int(re.search(r"kernel allocates (\d+) bytes", finding.text).group(1))
     assert 2 << 40 <= allocated < (2 << 40) + (1 << 20), finding.text
@@ -166,7 +168,7 @@ def test_records_of_processes_that_are_gone_are_dropped(tmp_path):
 CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from qcheck.gpu_ledger import Ledger
+    from qcheck.parallel.gpu_ledger import Ledger
     folder, mode, hold, marker = sys.argv[1], sys.argv[2], float(sys.argv[3]), Path(sys.argv[4])
     ledger = Ledger(folder, "host", memory=lambda: (100 * 10 ** 9, 100 * 10 ** 9), workers=2)
     with (ledger.alone() if mode == "alone" else ledger.admit(int(float(mode)))):

@@ -1,8 +1,8 @@
-"""The Ray campaign's plan (qcheck.ray_campaign.plan): the one-host rules per
+"""The Ray campaign's plan (qcheck.parallel.ray_campaign.plan): the one-host rules per
 node, in Ray's resources. No Ray needed: the plan is a pure function of the
 nodes; the campaign itself on a Ray cluster is tests/fuzz_smoke/ray_campaign_test.py."""
 
-from qcheck.ray_campaign import CPU_BACKENDS, CUDA_ROTATION, plan
+from qcheck.parallel.ray_campaign import CPU_BACKENDS, CUDA_ROTATION, plan
 
 EVERY = set(CUDA_ROTATION) | set(CPU_BACKENDS) | {"cpu-model-bug-tail"}
 
@@ -65,9 +65,9 @@ def test_a_node_without_cpus_for_ray_runs_nothing():
     assert [w["target"] for w in workers] == ["fused_q", "fused_q", "numerics", "case_decode"]
 
 
-# --- the Python door's workers on Ray (qcheck.ray_workers.plan; the run itself: python/tests/ray/ray_door.py)
+# --- the Python door's workers on Ray (qcheck.parallel.ray_workers.plan; the run itself: python/tests/ray/ray_door.py)
 
-from qcheck.ray_workers import plan as door_plan  # noqa: E402
+from qcheck.parallel.ray_workers import plan as door_plan  # noqa: E402
 
 
 def places(workers):

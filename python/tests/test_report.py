@@ -1,4 +1,4 @@
-"""The HTML report (qcheck.report): self-contained, with the plot, the bins,
+"""The HTML report (qcheck.reports.html_report): self-contained, with the plot, the bins,
 the finding groups and the known bugs; opened in headless Chromium (Debian's
 package), screenshot taken and the page's text read back.
 
@@ -17,8 +17,8 @@ from html.parser import HTMLParser
 import pytest
 
 import qcheck
-from qcheck import report
-from qcheck.fuzz import bin_count
+from qcheck.reports import html_report as report
+from qcheck.model.bins import bin_count
 
 import adapters
 

@@ -1,4 +1,4 @@
-"""The workers' restart rules (qcheck.supervise), with shell commands for
+"""The workers' restart rules (qcheck.parallel.supervise), with shell commands for
 workers: what the C++ campaign and the Python door's workers both follow."""
 
 import subprocess
@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from qcheck import supervise
-from qcheck.supervise import Ended, Supervisor
+from qcheck.parallel import supervise
+from qcheck.parallel.supervise import Ended, Supervisor
 
 
 def run(tmp_path, commands, ended, deadline_seconds=30, max_findings=0):

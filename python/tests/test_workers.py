@@ -1,6 +1,6 @@
-"""qcheck.workers on CPU kernels: several processes, one corpus, findings
+"""qcheck.parallel.workers on CPU kernels: several processes, one corpus, findings
 merged once, a worker that dies restarted with its case saved; and the MPS
-rules (qcheck.mps) against a stand-in for nvidia-cuda-mps-control."""
+rules (qcheck.parallel.mps) against a stand-in for nvidia-cuda-mps-control."""
 
 import os
 import re
@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import qcheck
-from qcheck.mps import Daemons
+from qcheck.parallel.mps import Daemons
 
 import adapters
 
@@ -156,7 +156,7 @@ def test_mps_is_left_alone_where_a_daemon_runs_or_it_is_missing_or_off(tmp_path)
 def test_the_campaign_reads_the_same_rules(tmp_path):
     control, _ = fake_control(tmp_path)
     env = dict(os.environ, PATH=f"{tmp_path}:{os.environ['PATH']}")
-    mps_py = HERE.parent / "qcheck" / "mps.py"
+    mps_py = HERE.parent / "qcheck" / "parallel" / "mps.py"
     out = subprocess.run([sys.executable, str(mps_py), "start", str(tmp_path / "mps"), "off", "0"], env=env,
                          capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("own_mps=() existing_mps=0 mps_note="), out

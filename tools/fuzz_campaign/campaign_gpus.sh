@@ -32,17 +32,18 @@ done
 uses_cuda=0
 for b in "${fused_backends[@]}"; do [[ $b == cuda-* ]] && uses_cuda=1; done
 
-# The MPS rules live in one place, python/qcheck/mps.py (the Python door's
-# workers follow the same), as do the workers' restart rules (supervise.py)
-# and the JUnit writer (junit.py): run here as scripts, from the python/
-# folder next to this file in the bundle or the repository's.
+# The MPS rules live in one place, python/qcheck/parallel/mps.py (the Python
+# door's workers follow the same), as do the workers' restart rules
+# (parallel/supervise.py) and the JUnit writer (reports/junit.py): run here as
+# scripts, from the python/ folder next to this file in the bundle or the
+# repository's (qcheck_py: its package folder).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 qcheck_py=""
 for m in "$here/python/qcheck" "$here/../../python/qcheck"; do
-  [ -f "$m/mps.py" ] && qcheck_py=$(cd "$m" && pwd) && break
+  [ -f "$m/parallel/mps.py" ] && qcheck_py=$(cd "$m" && pwd) && break
 done
 [ -n "$qcheck_py" ] || fail_setup "python/qcheck is missing (next to $here or in the repository)"
-mps_py=$qcheck_py/mps.py
+mps_py=$qcheck_py/parallel/mps.py
 own_mps=()  # GPUs with an MPS daemon of ours
 existing_mps=""
 stop_mps() {

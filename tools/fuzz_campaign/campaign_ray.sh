@@ -1,5 +1,5 @@
 # campaign_ray.sh: the campaign's workers on a Ray cluster (--ray ADDRESS).
-# Sourced by run_campaign.sh; python/qcheck/ray_campaign.py is the driver:
+# Sourced by run_campaign.sh; python/qcheck/parallel/ray_campaign.py is the driver:
 #   ray_plan    starts the driver, which connects (or starts a Ray instance
 #               of the run's own for "local"), plans the workers from the
 #               cluster's nodes and writes workers.tsv and run/ray-plan.tsv;
@@ -17,7 +17,7 @@ ray_plan() {
     fail_setup "--ray: $ray_python cannot import ray (pip install 'qcheck[ray]', or ray; QCHECK_RAY_PYTHON names another python)"
   gpus=() mps_note="Ray cluster $ray_address"
   QCHECK_RAY_AVAILABLE_BACKENDS=$("$replay" --list-backends | awk '{print $1}' | paste -sd, -) \
-    "$ray_python" "$qcheck_py/ray_campaign.py" "$work" "$ray_address" >"$work/logs/ray-driver.log" 2>&1 &
+    "$ray_python" "$qcheck_py/parallel/ray_campaign.py" "$work" "$ray_address" >"$work/logs/ray-driver.log" 2>&1 &
   supervisor_pid=$!
   local waited=0
   until [ -s "$work/run/ray-plan.tsv" ]; do

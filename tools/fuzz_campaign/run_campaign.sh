@@ -24,7 +24,7 @@
 #                 the exit status 1.
 #   --ray ADDRESS the workers on a Ray cluster (ADDRESS, or "local": a Ray
 #                 instance of the run's own on this host) instead of this
-#                 host's cores: python/qcheck/ray_campaign.py plans them from
+#                 host's cores: python/qcheck/parallel/ray_campaign.py plans them from
 #                 the cluster's nodes and fills the work folder, which the
 #                 rest of this script reads as on one host. Needs Ray in
 #                 python3 (or QCHECK_RAY_PYTHON).
@@ -55,7 +55,7 @@
 # below this much free disk, default 256), QCHECK_FUZZ_SEED (first libFuzzer
 # seed, default 1), QCHECK_FUZZ_MAX_FINDINGS (a worker stops after this many
 # findings: a broken kernel fails nearly every input, and each finding costs
-# a restart; default 25; CUDA runtime errors do not count, see python/qcheck/supervise.py),
+# a restart; default 25; CUDA runtime errors do not count, see python/qcheck/parallel/supervise.py),
 # QCHECK_FUZZ_MAX_REPLAYS (artifacts replayed per backend, default 300),
 # QCHECK_FUZZ_MINIMIZE_SECONDS (budget per finding
 # group, 0 for none; default 30), CUDA_VISIBLE_DEVICES (the GPUs to use),
@@ -200,7 +200,7 @@ else
   done
 fi
 
-# GPU memory admission (fuzz/admission/gpu_ledger.h, python/qcheck/gpu_ledger.py): one ledger in the work
+# GPU memory admission (fuzz/admission/gpu_ledger.h, python/qcheck/parallel/gpu_ledger.py): one ledger in the work
 # folder for the CUDA workers, the triage's replays and the minimizer, so that a worker's limit case waits
 # for room on the device rather than running it out of memory beside fourteen others; a run that runs out
 # of memory all the same is retried alone, and one that fails alone is a memory note, not a finding. (On
@@ -237,7 +237,7 @@ fuzzer_args() {  # i
 }
 
 # The workers: libFuzzer processes restarted until the time is up, by the
-# rules the Python door's workers follow too (python/qcheck/supervise.py,
+# rules the Python door's workers follow too (python/qcheck/parallel/supervise.py,
 # run here as a script: a finding's input leaves the corpus, a worker
 # stops after QCHECK_FUZZ_MAX_FINDINGS findings, one that cannot start is
 # given up after 30 quick failures; reasons in run/wI.restarts). Each
@@ -276,7 +276,7 @@ if [ -n "$ray_address" ]; then
   stop_seconds=120
 else
   say "GPUs: ${gpus[*]:-none}; $mps_note"
-  python3 "$qcheck_py/supervise.py" libfuzzer "$work/run" "$(($(date +%s) + deadline - SECONDS))" "$seed0" \
+  python3 "$qcheck_py/parallel/supervise.py" libfuzzer "$work/run" "$(($(date +%s) + deadline - SECONDS))" "$seed0" \
     "$max_findings" "$nworkers" >"$work/logs/supervisor.log" 2>&1 &
   supervisor_pid=$!
 fi
@@ -405,8 +405,8 @@ else
 fi
 # The finding groups as JUnit testcases (summary() wrote their rows), and the
 # whole run as one HTML page (exec/s over time, bins, groups, known bugs).
-python3 "$qcheck_py/junit.py" "qcheck campaign" "$work/junit.xml" <"$work/junit.tsv" && echo "JUnit in $work/junit.xml"
-python3 "$qcheck_py/report.py" campaign "$work" "$work/report.html" && echo "report in $work/report.html"
+python3 "$qcheck_py/reports/junit.py" "qcheck campaign" "$work/junit.xml" <"$work/junit.tsv" && echo "JUnit in $work/junit.xml"
+python3 "$qcheck_py/reports/html_report.py" campaign "$work" "$work/report.html" && echo "report in $work/report.html"
 
 if grep -q '^FINDINGS:' <<<"$summary_text"; then exit 1; fi
 [ -n "$disk_full" ] && exit 2

@@ -71,7 +71,7 @@ step_started=$SECONDS
 : >"$logdir/junit.tsv"
 record() {  # step, result (PASS/FAIL/SKIP), detail
   rows+=("$(printf '%-48s %-5s %s' "$1" "$2" "$3")")
-  # JUnit (written at the end, python/qcheck/junit.py): one testcase per step.
+  # JUnit (written at the end, python/qcheck/reports/junit.py): one testcase per step.
   local result=pass
   case "$2" in FAIL) result=fail ;; SKIP) result=skip ;; esac
   printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$result" "$((SECONDS - step_started))" "${3//$'\t'/ }" \
@@ -319,6 +319,6 @@ fi
   printf '%s\n' "${rows[@]}"
   echo "== $((passed_steps + failures + skipped_steps)) steps: $passed_steps passed, $failures failed, $skipped_steps skipped"
 } | tee "$logdir/summary.txt"
-python3 "$here/python/qcheck/junit.py" "qcheck GPU gate" "$logdir/junit.xml" <"$logdir/junit.tsv" ||
+python3 "$here/python/qcheck/reports/junit.py" "qcheck GPU gate" "$logdir/junit.xml" <"$logdir/junit.tsv" ||
   echo "run_gpu_gate: could not write $logdir/junit.xml" >&2
 [[ $failures -eq 0 ]]

@@ -4,7 +4,7 @@ Without MPS, processes on one GPU time-slice it and reach about one
 process's rate in all; under an MPS daemon 15 processes ran 9x one
 (../shared/GPU.md). The rules, one implementation for the C++ campaign
 (tools/fuzz_campaign/campaign_gpus.sh runs this file as a script) and the
-Python door's workers (qcheck.workers):
+Python door's workers (qcheck.parallel.workers):
 
   - one daemon per GPU, started with private pipe and log folders under the
     run's own folder (FOLDER/gpuN/pipe, FOLDER/gpuN/log), so it serves only

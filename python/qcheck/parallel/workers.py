@@ -7,7 +7,7 @@ findings folder shared by all (a worker reads the others' new corpus entries
 every second, as libFuzzer's -reload does), and one kernel cache (Triton's
 TRITON_CACHE_DIR, so a variant one worker compiled is loaded, not compiled,
 by the others). On a CUDA device they share the GPU under an MPS daemon of
-the run's own (qcheck.mps, the rules the C++ campaign follows), and worker 0
+the run's own (qcheck.parallel.mps, the rules the C++ campaign follows), and worker 0
 runs the limit schedule (case_size "limit": T past 65535, views past 2^32
 elements, production loads) unless the run asked for limit cases itself.
 
@@ -17,13 +17,13 @@ file: findings are named by the case's digest). A worker that stops on a
 CUDA error (its context is dead) or dies (a signal, an exit without its
 result) is restarted with a new seed while time is left; the case it was
 running when it died is saved as a finding of its own ("worker died").
-The workers share a GPU memory ledger (qcheck.gpu_ledger, RUN/gpu-ledger
+The workers share a GPU memory ledger (qcheck.parallel.gpu_ledger, RUN/gpu-ledger
 unless QCHECK_GPU_LEDGER names one): memory the harness exhausts is not a
-bug of the kernel (qcheck.memory); a round stopped on a CUDA error after an
+bug of the kernel (qcheck.parallel.memory); a round stopped on a CUDA error after an
 out-of-memory error hands its case to the next round, which retries it alone.
 
 Where the processes run is the one thing LocalProcesses (this host) and
-qcheck.ray_workers.RayProcesses (a Ray cluster: qcheck.fuzz(..., ray=ADDRESS))
+qcheck.parallel.ray_workers.RayProcesses (a Ray cluster: qcheck.fuzz(..., ray=ADDRESS))
 change; everything above reads the run's folder either way.
 """
 
@@ -38,14 +38,15 @@ import threading
 import time
 from pathlib import Path
 
-from . import _capi
-from .case import Case
-from .compile import add_figures
-from .fuzz import Finding, FuzzResult, Group, replay_command
-from .known import KnownList
+from ..model import _capi
+from ..model.case import Case
+from ..model.known import KnownList
+from ..reports.result import Finding, FuzzResult, Group, replay_command
 from .gpu_ledger import ENV as LEDGER_ENV, WORKERS_ENV as LEDGER_WORKERS_ENV
 from .mps import Daemons
-from .supervise import STOP_FILE, Ended, Supervisor
+from .supervise import Ended, Supervisor
+from .targets import import_root, target_spec
+from .worker_link import add_result
 
 POLL_SECONDS = 0.5
 STOP_GRACE_SECONDS = 60  # a limit case may run 30 s: time for the last one to end
@@ -56,125 +57,10 @@ def default_workers():
     return max(1, (os.cpu_count() or 2) - 1)
 
 
-def target_spec(kernel):
-    """(TARGET, domain file or None): how a worker process names `kernel`."""
-    from .plugin import Plugin
-    if isinstance(kernel, Plugin):
-        return f"plugin:{kernel.path}", getattr(kernel, "domain_file", None)
-    inner = getattr(kernel, "_kernel", None)  # python -m qcheck's kernel with a --domain file
-    if inner is not None:
-        return target_spec(inner)[0], getattr(kernel, "domain_file", None)
-    module = getattr(kernel, "__module__", None)
-    name = getattr(kernel, "__qualname__", None) or getattr(kernel, "__name__", None)
-    if not module or not name or "<" in name:
-        raise ValueError(f"workers > 1 needs a kernel a new process can import by name: {kernel!r} is not one "
-                         "(a lambda or a nested function); define it at a module's top level")
-    if module == "__main__":
-        main = getattr(sys.modules["__main__"], "__file__", None)
-        if not main:
-            raise ValueError("workers > 1: the kernel is defined in an interactive session; put it in a file")
-        return f"{Path(main).resolve()}:{name}", getattr(kernel, "domain_file", None)
-    return f"{module}:{name}", getattr(kernel, "domain_file", None)
-
-
-def import_root(kernel):
-    """The folder a worker must have on its path to import the kernel's
-    module (pytest, for one, puts a test folder on sys.path by hand)."""
-    kernel = getattr(kernel, "_kernel", kernel)
-    module = sys.modules.get(getattr(kernel, "__module__", None) or "")
-    path = getattr(module, "__file__", None)
-    if not path or module.__name__ == "__main__":
-        return None
-    root = Path(path).resolve().parent
-    for _ in range(module.__name__.count(".")):
-        root = root.parent
-    return str(root)
-
-
-class WorkerLink:
-    """A worker's side of the worker folder: should_stop (the parent's
-    stop file), running(case) (the case in flight, for the parent's triage
-    if the process dies), report(result) (its status for the progress line)
-    and finish(result) (everything the summary needs)."""
-
-    def __init__(self, folder, index):
-        self.folder, self.index = Path(folder), index
-        self.stop_file = self.folder / STOP_FILE
-        self.current = self.folder / f"w{index}.current.json"
-        self.retry = self.folder / f"w{index}.retry.json"
-
-    def should_stop(self):
-        return self.stop_file.exists()
-
-    def running(self, case):
-        case.save(self.current)
-
-    def _write(self, name, data):
-        path = self.folder / name
-        partial = path.with_name(path.name + ".partial")
-        partial.write_text(json.dumps(data))
-        partial.replace(path)
-
-    def hand_over(self, case):
-        """The case a CUDA error after an out-of-memory error stopped this round
-        on: the next round retries it alone first (qcheck.memory)."""
-        case.save(self.retry)
-
-    def take_retry(self):
-        """The case the last round handed over, or None."""
-        if not self.retry.exists():
-            return None
-        case = Case.load(self.retry)
-        self.retry.unlink()
-        return case
-
-    def report(self, result, seconds, waiting=None):
-        """The status for the progress line; waiting: what a wait for the
-        device waits for (qcheck.gpu_ledger), None when none waits."""
-        self._write(f"w{self.index}.status.json", {"executions": result.executions, "seconds": seconds,
-                                                   "bins": sorted(result.bins), "findings": len(result.findings),
-                                                   "waiting": waiting})
-
-    def finish(self, result):
-        def group(g):
-            f = g.first
-            return {"count": g.count, "classes": g.classes, "first": {
-                "path": str(f.path) if f.path else None, "signature": f.signature, "signatures": f.signatures,
-                "group": f.group, "known": f.known, "text": f.text}}
-        self._write(f"w{self.index}.result.json", {
-            "executions": result.executions, "seconds": result.seconds, "bins": sorted(result.bins),
-            "phases": result.phases, "compile": result.compile, "outside_domain": result.outside_domain,
-            "stopped": result.stopped, "corpus_loaded": result.corpus_loaded, "memory": result.memory,
-            "first_finding_at": (None if result.first_finding_seconds is None else
-                                 time.time() - result.seconds + result.first_finding_seconds),
-            "groups": {k: group(g) for k, g in result.groups.items()},
-            "known": {str(k): group(g) for k, g in result.known.items()},
-            "findings": [{"path": str(f.path) if f.path else None, "signature": f.signature,
-                          "signatures": f.signatures, "group": f.group, "text": f.text} for f in result.findings]})
-        if self.current.exists():
-            self.current.unlink()
-
-
-def _finding(d):
-    case = Case.load(d["path"]) if d.get("path") and Path(d["path"]).exists() else None
-    return Finding(case, d["signature"], d["signatures"], d["group"], d.get("known"), d["text"],
-                   Path(d["path"]) if d.get("path") else None)
-
-
-def _merge_groups(into, groups, key_type=str):
-    for key, g in groups.items():
-        key = key_type(key)
-        if key not in into:
-            into[key] = Group(_finding(g["first"]))
-        into[key].count += g["count"]
-        for name, n in g["classes"].items():
-            into[key].classes[name] = into[key].classes.get(name, 0) + n
-
-
 class LocalProcesses:
     """The workers as processes of this host: on a CUDA device under an MPS
-    daemon of the run's own (qcheck.mps), one kernel cache for all. The
-    interface qcheck.ray_workers.RayProcesses has too: start() gives a
+    daemon of the run's own (qcheck.parallel.mps), one kernel cache for all. The
+    interface qcheck.parallel.ray_workers.RayProcesses has too: start() gives a
     Popen-like handle, sync() is called before each look at the workers,
     stop() at the end, cluster() gives FuzzResult.cluster; device_arg (the
     workers' --device) and note."""
@@ -198,12 +84,12 @@ class LocalProcesses:
         # with a thread per core kept every core busy spinning (1,429 exec/s against 2,025 on the
         # H200, python/README.md), unless the user chose a number.
         env.setdefault("OMP_NUM_THREADS", "1")
-        # One GPU memory ledger for the run's workers (qcheck.gpu_ledger), unless the user named one to
+        # One GPU memory ledger for the run's workers (qcheck.parallel.gpu_ledger), unless the user named one to
         # share with other runs; the large threshold counts the workers on the device.
         env.setdefault(LEDGER_ENV, str(run_dir / "gpu-ledger"))
         env.setdefault(LEDGER_WORKERS_ENV, str(workers))
         env["QCHECK_LIBRARY"] = str(Path(_capi.library_path).resolve())  # the library this process loaded
-        roots = [str(Path(__file__).resolve().parent.parent), import_root(kernel), os.getcwd(), env.get("PYTHONPATH")]
+        roots = [str(Path(__file__).resolve().parents[2]), import_root(kernel), os.getcwd(), env.get("PYTHONPATH")]
         env["PYTHONPATH"] = os.pathsep.join(r for r in roots if r)
         self.env = env
 
@@ -226,7 +112,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
                       graph=False, known=None, poison_allocator=True, compile_aware=True, explore_share=0.2,
                       ray=None):
     """qcheck.fuzz(..., workers=N): see the module's text. Returns one FuzzResult for all. ray: the
-    workers on a Ray cluster (qcheck.ray_workers; its address, or "local"), N in all (None: its plan's)."""
+    workers on a Ray cluster (qcheck.parallel.ray_workers; its address, or "local"), N in all (None: its plan's)."""
     spec, domain_file = target_spec(kernel)
     known_path = known.path if isinstance(known, KnownList) else known
     run_dir = Path(tempfile.mkdtemp(prefix="qcheck-workers-"))
@@ -297,7 +183,7 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
         return why, True
 
     def worker_ended(slot, code, ran):
-        """None where the worker is done, else why it stopped early (qcheck.supervise)."""
+        """None where the worker is done, else why it stopped early (qcheck.parallel.supervise)."""
         result_file = run_dir / f"w{slot.index}.result.json"
         (run_dir / f"w{slot.index}.status.json").unlink(missing_ok=True)
         if result_file.exists():
@@ -364,32 +250,9 @@ def fuzz_with_workers(kernel, workers, minutes=1.0, profile=None, case_size="tin
     result.restarts = supervisor.restarts
     result.cluster = processes.cluster()
     result.seconds = time.monotonic() - start
-    seen_paths = set()
+    seen_paths = set()  # (the findings taken: add_result keeps a case two workers found once)
     for (index, _), r in sorted(results.items()):
-        result.executions += r["executions"]
-        result.worker_executions[index] = result.worker_executions.get(index, 0) + r["executions"]
-        result.corpus_loaded += r["corpus_loaded"]
-        if r["first_finding_at"] is not None:
-            at = r["first_finding_at"] - start_epoch
-            result.first_finding_seconds = at if result.first_finding_seconds is None else min(
-                result.first_finding_seconds, at)
-        result.bins |= set(r["bins"])
-        for k, v in r["phases"].items():
-            result.phases[k] = result.phases.get(k, 0.0) + v
-        result.outside_domain += r["outside_domain"]
-        if r["compile"]:
-            add_figures(result.compile, r["compile"])
-        m = r.get("memory") or {}
-        result.memory["retried"] += m.get("retried", 0)
-        result.memory["notes"] += m.get("notes", [])
-        result.memory["waited_seconds"] += m.get("waited_seconds", 0.0)
-        result.memory["overdue"] += m.get("overdue", 0)
-        _merge_groups(result.groups, r["groups"])
-        _merge_groups(result.known, r["known"], int)
-        for f in r["findings"]:
-            if f["path"] not in seen_paths:  # one case found by two workers is one finding
-                seen_paths.add(f["path"])
-                result.findings.append(_finding(f))
+        add_result(result, index, r, start_epoch, seen_paths)
     for slot in supervisor.slots:  # a case handed over to a round that never came (the time was up)
         retry = run_dir / f"w{slot.index}.retry.json"
         if retry.exists():

@@ -1,7 +1,7 @@
 """Fuzzing workers kept running until a deadline: one implementation of the
 restart rules for the C++ campaign (tools/fuzz_campaign/run_campaign.sh runs
 this file as a script over its libFuzzer workers) and the Python door's
-workers (qcheck.workers uses Supervisor).
+workers (qcheck.parallel.workers uses Supervisor).
 
 The rules:
   - a worker's process that ends is classified by the caller (`ended`): its

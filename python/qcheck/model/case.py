@@ -150,7 +150,7 @@ class Case:
     def numpy_inputs(self, poison=0):
         """Every tensor as a numpy view into a guarded allocation of its own
         (outputs pre-poisoned, ql_nope aliased where the case says), with the
-        case's strides: see qcheck.tensors."""
+        case's strides: see qcheck.model.tensors."""
         from .tensors import make_tensors
         return make_tensors(self, poison, device=None)
 

@@ -50,7 +50,7 @@ def _candidates():
     env = os.environ.get("QCHECK_LIBRARY")
     if env:
         yield Path(env)
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the package's folder (this module is in its model/)
     yield here / "libqcheck.so"                       # installed beside the package
     yield here.parent.parent / "lib" / "libqcheck.so"  # a GPU bundle: DIR/python/qcheck, DIR/lib
     yield here.parent.parent / "build" / "default" / "capi" / "libqcheck.so"  # the source tree

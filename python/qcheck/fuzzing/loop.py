@@ -16,180 +16,23 @@ signature. After a CUDA error the process's context is dead; the loop stops
 there (the case that caused it is saved).
 """
 
-import ctypes
-import functools
 import random
 import sys
 import time
 from pathlib import Path
 
-from . import _capi
-from .case import Case
+from ..model import _capi
+from ..model.bins import case_bins
+from ..model.case import Case
+from ..model.domain import domain_of, fit, outside
+from ..model.known import KnownList, classify, signatures_of
+from ..model.verdict import run
+from ..parallel.gpu_ledger import Abandoned
+from ..parallel.memory import MemoryRules
+from ..parallel.targets import target_spec
+from ..parallel.workers import default_workers, fuzz_with_workers
+from ..reports.result import Finding, FuzzResult, Group, replay_command
 from .compile import EXPLORE_CANDIDATES, CompileSchedule
-from .compile import summary_lines as compile_summary
-from .domain import domain_of, fit, outside
-from .known import KnownList, classify, signatures_of
-from .gpu_ledger import Abandoned
-from .memory import MemoryRules
-from .verdict import run
-
-
-@functools.lru_cache(maxsize=None)
-def bin_count():
-    count = ctypes.c_size_t(0)
-    _capi.call("qcheck_case_bins", Case.from_seed(0, "tiny")._handle, None, None, 0, ctypes.byref(count))
-    return count.value
-
-
-def case_bins(case, profile=None):
-    count = ctypes.c_size_t(0)
-    bins = ctypes.create_string_buffer(bin_count())
-    _capi.call("qcheck_case_bins", case._handle, None if profile is None else profile.encode(), bins, len(bins),
-               ctypes.byref(count))
-    return {i for i, b in enumerate(bins.raw) if b}
-
-
-def bin_name(index):
-    return _capi.text("qcheck_bin_name", index)
-
-
-class Finding:
-    """case, signature (the verdict's primary), signatures (all of them),
-    group (where the outputs differ), known (the index of the known entry it
-    falls under, else None), text (the verdict), path (the saved case; for
-    a known finding after its entry's first, None: saved once)."""
-
-    def __init__(self, case, signature, signatures, group, known, text, path):
-        self.case, self.signature, self.signatures = case, signature, signatures
-        self.group, self.known, self.text, self.path = group, known, text, path
-
-    def saved_text(self):
-        """The verdict and replay command as saved beside the case (its
-        .txt), else the verdict's text."""
-        saved = self.path.with_suffix(".txt") if self.path else None
-        return saved.read_text() if saved is not None and saved.exists() else self.text
-
-
-class Group:
-    """The findings of one group: count, classes (signature -> elements or
-    findings counted under it, every class the group's findings showed) and
-    first (its first Finding)."""
-
-    def __init__(self, first):
-        self.count, self.classes, self.first = 0, {}, first
-
-
-class FuzzResult:
-    """executions, seconds, exec_per_second, bins (reached), findings (the
-    new findings: Finding list), groups (group -> Group: where the outputs
-    differ), known (entry index -> Group of the findings under that known
-    entry; known_entries the Known list), phases (seconds per phase: cases
-    (mutator and semantic bins), inputs (libqcheck writes the buffers),
-    transfers (to the device and back), allocator (the poisoning of torch's
-    cached memory before each CUDA run), kernel (the adapter, to a
-    synchronize), verdict (libqcheck's judge)), compile (qcheck.compile's
-    figures), workers and restarts (qcheck.workers), cluster (on Ray))."""
-
-    def __init__(self, known_entries=()):
-        self.executions = 0
-        self.seconds = 0.0
-        self.bins = set()
-        self.findings = []
-        self.groups = {}
-        self.known = {}
-        self.known_entries = list(known_entries)
-        self.phases = {"cases": 0.0, "inputs": 0.0, "transfers": 0.0, "allocator": 0.0, "kernel": 0.0,
-                       "verdict": 0.0}
-        self.stopped = ""
-        self.outside_domain = 0  # generated cases the kernel's domain refused even after the repair
-        self.compile = {}  # qcheck.compile's figures: compiles, compile_seconds, warm_executions, ...
-        self.workers = 0  # processes (qcheck.workers), 0 for this one
-        self.restarts = []  # (worker, why) of each worker restarted
-        self.worker_executions = {}  # worker -> executions (all its rounds)
-        self.cluster = []  # on Ray, a dict per worker: where it ran, what it exchanged (qcheck.ray_workers)
-        self.corpus_loaded = 0  # corpus entries taken in while running (the other workers' finds)
-        self.first_finding_seconds = None  # from the start to the first new finding
-        self.timeline = [(0.0, 0)]  # (seconds, executions) about once a second: the HTML report's plot
-        # qcheck.memory's figures: retried (out-of-memory errors that passed alone), notes ([{"path", "text"}]:
-        # cases that need more memory than the device has), waited_seconds and overdue (the GPU ledger's waits)
-        self.memory = {"retried": 0, "notes": [], "waited_seconds": 0.0, "overdue": 0}
-
-    def write_html(self, path, target="kernel"):
-        """The run as one self-contained HTML page (qcheck.report)."""
-        from .report import write_fuzz
-        write_fuzz(path, self, target)
-
-    def write_junit(self, path, target="kernel"):
-        """The run as JUnit XML (qcheck.junit): a failing testcase per finding
-        group with the first finding's verdict and replay command, a skipped
-        one per known entry, a passing "no new findings" when there are none."""
-        from .junit import write_fuzz
-        write_fuzz(path, self, target)
-
-    @property
-    def by_group(self):
-        """group -> number of new findings in it."""
-        return {g: group.count for g, group in self.groups.items()}
-
-    @property
-    def exec_per_second(self):
-        return self.executions / self.seconds if self.seconds > 0 else 0.0
-
-    def summary(self):
-        lines = [f"qcheck.fuzz: {self.executions} executions in {self.seconds:.1f} s, "
-                 f"{self.exec_per_second:.0f} exec/s; {len(self.bins)} of {bin_count()} semantic bins"]
-        total = sum(self.phases.values()) or 1.0
-        lines.append("time: " + ", ".join(f"{k} {v / max(1, self.executions) * 1e6:.0f} us/exec "
-                                          f"({100 * v / total:.0f}%)" for k, v in self.phases.items()))
-        if self.compile:
-            lines += compile_summary(self.compile, self.executions, self.seconds, self.workers)
-        if self.workers:
-            lines.append(f"workers: {self.workers}" + (f", {len(self.restarts)} restarted: " +
-                                                      "; ".join(f"w{w} ({why})" for w, why in self.restarts)
-                                                      if self.restarts else ", none restarted"))
-        if self.cluster:
-            rows = self.cluster
-            lines.append(f"Ray: {len({r['node'] for r in rows})} nodes; corpus entries handed over "
-                         f"{sum(r['handed_over'] for r in rows)}, handed out {sum(r['received'] for r in rows)}; "
-                         f"{sum(r['incarnations'] - 1 for r in rows)} actor restarts by Ray")
-        if self.outside_domain:
-            lines.append(f"{self.outside_domain} generated cases outside the kernel's domain (not run)")
-        lines += memory_lines(self.memory)
-        if self.stopped:
-            lines.append("stopped: " + self.stopped)
-        if self.known:
-            lines.append(f"KNOWN: {sum(g.count for g in self.known.values())} cases under "
-                         f"{len(self.known)} known entries (not counted as findings)")
-            for entry, group in sorted(self.known.items()):
-                k = self.known_entries[entry]
-                lines.append(f"  {group.count} x known [{k.signature}]" + (f" ({k.note})" if k.note else "") +
-                             f"  first: {group.first.path}")
-        if not self.findings:
-            lines.append("no new findings" if self.known else "no findings")
-        else:
-            first = self.first_finding_seconds
-            lines.append(f"FINDINGS: {len(self.findings)} cases in {len(self.groups)} groups (where the outputs "
-                         "differ)" + (f", the first after {first:.1f} s" if first is not None else ""))
-            for key, group in sorted(self.groups.items()):
-                lines.append(f"  {group.count} x [{key}]  first: {group.first.path}")
-                lines.append("      classes: " + ", ".join(f"{s} ({n})" for s, n in sorted(group.classes.items())))
-        return "\n".join(lines)
-
-
-def memory_lines(m):
-    """The summary's lines on memory (qcheck.memory): none where nothing happened."""
-    lines = []
-    if m["retried"]:
-        lines.append(f"memory pressure, retried alone: {m['retried']} (out-of-memory errors that passed alone on "
-                     "the device: not findings)")
-    if m["notes"]:
-        lines.append(f"memory: {len(m['notes'])} cases need more memory than the device has (not findings; cases "
-                     f"in {Path(m['notes'][0]['path']).parent}); the first: {m['notes'][0]['text'].splitlines()[0]}")
-    if m["waited_seconds"] >= 1 or m["overdue"]:
-        lines.append(f"GPU ledger: {m['waited_seconds']:.0f} s waiting for device memory in all" +
-                     (f", {m['overdue']} waits ran out of QCHECK_GPU_LEDGER_WAIT_SECONDS (run anyway)"
-                      if m["overdue"] else ""))
-    return lines
 
 
 def _target_name(kernel):
@@ -212,7 +55,6 @@ def _generated(pool, rng, key, n, case_size):
 def _default_workers(kernel, device, executions):
     if executions is not None or device is None or not str(device).startswith("cuda"):
         return 1
-    from .workers import default_workers, target_spec
     try:
         target_spec(kernel)
     except ValueError as e:
@@ -242,23 +84,22 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     (or a known-bugs file): findings they cover are counted apart and do not
     stop the run (qcheck.known). poison_allocator=False skips the
     poisoning of torch's cached memory before each CUDA run
-    (qcheck.allocator): for a kernel that allocates no output of its own.
+    (qcheck.model.allocator): for a kernel that allocates no output of its own.
 
-    compile_aware (qcheck.compile): most executions mutate cases whose
+    compile_aware (qcheck.fuzzing.compile): most executions mutate cases whose
     compile key the kernel has compiled already; explore_share of the time
-    goes to new keys. workers=N runs N processes (qcheck.workers) sharing the
+    goes to new keys. workers=N runs N processes (qcheck.parallel.workers) sharing the
     corpus and the findings, under an MPS daemon of qcheck's own on a GPU;
     the kernel must then be importable by name (MODULE:FUNCTION, a script's
     PATH:FUNCTION, or a qcheck.Plugin). Left out (None): one per core but one
     for a timed run on a CUDA device with such a kernel, else one (a run of
     a given number of `executions` stays in this process). ray: the workers
     on a Ray cluster (its address, or "local" for a Ray instance of this
-    run's own; qcheck.ray_workers), `workers` in all or, left out, one per
+    run's own; qcheck.parallel.ray_workers), `workers` in all or, left out, one per
     CPU of its nodes (on a CUDA device: of its GPU nodes, one left free)."""
     if workers is None and _worker is None and ray is None:
         workers = _default_workers(kernel, device, executions)
     if (ray is not None or workers is not None and workers > 1) and _worker is None:
-        from .workers import fuzz_with_workers
         return fuzz_with_workers(kernel, workers, minutes=minutes, profile=profile, case_size=case_size, seed=seed,
                                  corpus=corpus, device=device, findings=findings, max_findings=max_findings,
                                  progress=progress, executions=executions, graph=graph, known=known,
@@ -319,7 +160,7 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
             key = rng.getrandbits(64)
             t_case = time.monotonic()
             # The case a CUDA error after an out-of-memory error ended the last
-            # round on (qcheck.memory): retried alone before anything else.
+            # round on (qcheck.parallel.memory): retried alone before anything else.
             alone_first = pending is not None
             limit = reached = None  # reached: the case's semantic bins, where the choice computed them
             if alone_first:
@@ -424,13 +265,6 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     if progress:
         print(result.summary(), file=sys.stderr)
     return result
-
-
-def replay_command(path, target, profile=None, device=None, known=None, domain_file=None):
-    """The command that replays a saved case on the same kernel, as it was run."""
-    return (f"python -m qcheck replay {path} {target}" + (f" --profile {profile}" if profile else "") +
-            (f" --device {device}" if device else "") + (f" --domain {domain_file}" if domain_file else "") +
-            (f" --known {known}" if known else ""))
 
 
 def _record(result, case, verdict, known_list, findings_dir, target, profile, device, domain_file):

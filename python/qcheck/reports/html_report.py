@@ -7,7 +7,8 @@ finding groups with their first case, verdict, replay command and minimized
 case where there is one, the known bugs set aside, and the run's summary.
 
     python -m qcheck fuzz ... --html FILE       (FuzzResult.write_html)
-    python3 report.py campaign WORK OUT.html    the C++ campaign's work folder
+    python3 html_report.py campaign WORK OUT.html
+                                                the C++ campaign's work folder
                                                 (run_campaign.sh runs it as a
                                                 script: progress.tsv,
                                                 junit.tsv, summary.txt)
@@ -102,7 +103,7 @@ def page(title, meta, timeline, bins, groups, known, summary):
 
 def write_fuzz(path, result, target):
     """The page of a qcheck.fuzz run (a FuzzResult)."""
-    from .fuzz import bin_count, bin_name
+    from ..model.bins import bin_count, bin_name  # (here: the campaign runs this file as a script)
     groups = []
     for key, g in sorted(result.groups.items()):
         first = g.first
@@ -160,7 +161,7 @@ def main(argv):
     if len(argv) == 3 and argv[0] == "campaign":
         write_campaign(argv[1], argv[2])
         return 0
-    print("usage: report.py campaign WORK OUT.html", file=sys.stderr)
+    print("usage: html_report.py campaign WORK OUT.html", file=sys.stderr)
     return 2
 
 

@@ -14,7 +14,7 @@ import traceback
 
 from . import _capi
 from .domain import outside
-from .memory import is_out_of_memory, measuring
+from .out_of_memory import is_out_of_memory, measuring
 from .tensors import make_tensors, pointer_array
 
 
@@ -28,7 +28,7 @@ class Verdict:
     judged_under (the profile the report is under)."""
 
     def __init__(self, exit_code, signature, text, report, profiles):
-        self.notes = []  # what the run could not see (qcheck.allocator), in words
+        self.notes = []  # what the run could not see (qcheck.model.allocator), in words
         self.exit_code = exit_code
         self.signature = signature
         self.text = text
@@ -168,9 +168,9 @@ def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allo
     synchronization or host copy inside). phases["kernel"] gets the seconds
     of the eager runs, phases["allocator"] those of the poisoning. On a CUDA device, poison_allocator fills what torch's
     caching allocator hands out next with the run's poison first
-    (qcheck.allocator), so outputs a wrapper allocates itself start
+    (qcheck.model.allocator), so outputs a wrapper allocates itself start
     poisoned; each run's .notes say what that could not reach. memory: a
-    dict that gets what the kernel allocated (qcheck.memory.measuring)."""
+    dict that gets what the kernel allocated (qcheck.model.out_of_memory.measuring)."""
     runs = []
     for poison in (0, 1):
         tensors = make_tensors(case, poison, device, phases=phases)
@@ -228,7 +228,7 @@ def run(case, kernel, device=None, profile=None, name=None, graph=False, phases=
     replay from a CUDA graph with the eager run. A case outside the kernel's
     domain is not run (exit 2); a kernel that raises gives exit 3 (its
     report's out_of_memory says whether memory ran out). memory: a dict
-    that gets what the kernel allocated (qcheck.memory)."""
+    that gets what the kernel allocated (qcheck.model.out_of_memory)."""
     why = outside(kernel, case)
     if why is not None:
         return outside_verdict(case, why, _name(kernel, name))

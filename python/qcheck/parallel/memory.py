@@ -2,7 +2,7 @@
 rules for out-of-memory errors (the C++ campaign keeps the same ones,
 fuzz/buffers/device_mirror_cuda.cc).
 
-  - Each run is admitted by the GPU ledger (qcheck.gpu_ledger) where
+  - Each run is admitted by the GPU ledger (qcheck.parallel.gpu_ledger) where
     QCHECK_GPU_LEDGER names one (the workers of a run get one), asking for
     the case's planned bytes times the margin below.
   - A memory failure is a run that raised torch's OutOfMemoryError, a
@@ -29,18 +29,18 @@ fuzz/buffers/device_mirror_cuda.cc).
         which retries it alone first; one process notes it.
 """
 
-import re
 import time
-from contextlib import contextmanager
 
-from . import tensors as _tensors
+from ..model import tensors as _tensors
+from ..model.out_of_memory import asked_bytes, on_cuda
+from ..model.verdict import Verdict, raised_verdict
 from .gpu_ledger import RECORD_MIN_BYTES, Ledger, device_memory
 
 # What one run of the Python door can hold on the device, in units of the
 # case's planned bytes (its guarded allocations, libqcheck's plan): run A's
 # and run B's tensors are both alive until the verdict ...
 TENSOR_SETS = 2
-# ... and qcheck.allocator's poisoned pool is twice the block, taken again
+# ... and qcheck.model.allocator's poisoned pool is twice the block, taken again
 # where run B's block took part of the first one: up to 4 more.
 POISON_POOLS = 4
 # Without the poisoning, the outputs a wrapper allocates itself (the pool
@@ -55,26 +55,6 @@ SLACK_BYTES = 256 << 20
 ALLOC_FACTOR = 16
 ALLOC_SLACK_BYTES = 1 << 30
 ALLOC_GROUP = "kernel allocates far more than its outputs need"
-
-_OOM_TYPES = ("OutOfMemoryError", "MemoryError", "_ArrayMemoryError")
-_OOM_TEXT = re.compile(r"out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|Unable to allocate|"
-                       r"STATUS_ALLOC_FAILED", re.I)  # (the last: cuBLAS's, cuDNN's)
-_UNITS = {"B": 1, "bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}
-_ASKED = re.compile(r"(?:Tried to allocate|Unable to allocate)\s+([0-9.]+)\s*(B|bytes|KiB|MiB|GiB|TiB|PiB)")
-
-
-def is_out_of_memory(error):
-    """Whether an exception says memory ran out (torch's, numpy's, a CUDA
-    runtime's or driver's, Triton's launcher's)."""
-    return (isinstance(error, MemoryError) or type(error).__name__ in _OOM_TYPES or
-            bool(_OOM_TEXT.search(str(error).split("\n", 1)[0])))
-
-
-def asked_bytes(text):
-    """The bytes an allocation asked for, as torch ("Tried to allocate 2.00
-    GiB") and numpy ("Unable to allocate 1.00 TiB") say; 0 where unsaid."""
-    m = _ASKED.search(text or "")
-    return int(float(m.group(1)) * _UNITS[m.group(2)]) if m else 0
 
 
 def planned_bytes(case):
@@ -92,41 +72,6 @@ def output_bytes(case):
 def reservation(planned, poison_allocator=True):
     """The device bytes one run of a case of `planned` bytes may hold (the constants above)."""
     return planned * (TENSOR_SETS + (POISON_POOLS if poison_allocator else WRAPPER_OUTPUTS)) + SLACK_BYTES
-
-
-def _on_cuda(device):
-    return device is not None and str(device).startswith("cuda")
-
-
-@contextmanager
-def measuring(device, into):
-    """Around one call of the kernel: into["kernel_bytes"] becomes the most it
-    held beyond what was allocated before (the largest over the calls), and
-    into["raised_in_kernel"] True where it raised."""
-    if _on_cuda(device):
-        import torch
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats(device)
-        base = torch.cuda.memory_allocated(device)
-        peak = lambda: torch.cuda.max_memory_allocated(device) - base  # noqa: E731
-        stop = lambda: None  # noqa: E731
-    else:
-        import tracemalloc  # numpy reports its arrays to it
-        started = not tracemalloc.is_tracing()
-        if started:
-            tracemalloc.start()
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
-        peak = lambda: tracemalloc.get_traced_memory()[1] - base  # noqa: E731
-        stop = tracemalloc.stop if started else (lambda: None)
-    try:
-        yield
-    except BaseException:
-        into["raised_in_kernel"] = True
-        raise
-    finally:
-        into["kernel_bytes"] = max(into.get("kernel_bytes", 0), peak())
-        stop()
 
 
 class Outcome:
@@ -167,14 +112,13 @@ class MemoryRules:
         return verdict is not None and verdict.exit_code == 3 and "CUDA" in verdict.json.get("reason", "")
 
     def _attempt(self, case, run_once, measure):
-        from .verdict import raised_verdict
         try:
             return run_once(measure)
         except MemoryError as e:  # (qcheck's own host memory, outside the kernel's call)
             return raised_verdict(case, e)
 
     def _release_cache(self):
-        if _on_cuda(self.device):
+        if on_cuda(self.device):
             import torch
             torch.cuda.synchronize()
             torch.cuda.empty_cache()
@@ -227,7 +171,6 @@ class MemoryRules:
         return Outcome()
 
     def _allocates_verdict(self, case, failed, allocated, outputs, planned):
-        from .verdict import Verdict
         reason = (f"kernel allocates {allocated} bytes, its outputs need {outputs} (planned {planned} bytes; alone on "
                   f"the device): {failed.json.get('reason', '')}")
         report = dict(failed.json, reason=reason, allocated_bytes=allocated, output_bytes=outputs)

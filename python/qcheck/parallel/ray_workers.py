@@ -1,10 +1,10 @@
 """The Python door's workers on a Ray cluster: qcheck.fuzz(kernel, ray=ADDRESS)
 and python -m qcheck fuzz TARGET --ray [ADDRESS].
 
-qcheck.workers runs the run as on one host (the same worker command, the
-restart rules of qcheck.supervise, the triage of a worker that dies, one
+qcheck.parallel.workers runs the run as on one host (the same worker command, the
+restart rules of qcheck.parallel.supervise, the triage of a worker that dies, one
 summary); only where a worker's process runs changes. RayProcesses starts
-each round on a DoorWorker actor and gives qcheck.supervise a handle that
+each round on a DoorWorker actor and gives qcheck.parallel.supervise a handle that
 looks like a Popen (RemoteProcess):
 
   - The plan (plan(), no Ray: tested on its own): on a CUDA device, the
@@ -17,7 +17,7 @@ looks like a Popen (RemoteProcess):
     process loaded (with the libraries beside it), the adapter's folder
     (unless it is installed: then it must be installed on every node, as
     the kernel's own package is), the known-bugs and domain files travel
-    through the object store to a NodeAgent per node (qcheck.ray_campaign),
+    through the object store to a NodeAgent per node (qcheck.parallel.ray_nodes),
     which also runs the node's MPS daemons. A node needs Python with what
     the adapter imports (numpy; torch and Triton for a torch kernel), and
     keeps its own Triton cache (~/.triton/cache there).
@@ -25,7 +25,7 @@ looks like a Popen (RemoteProcess):
     new corpus entries and findings come here (kept once, by name: a case's
     digest) and go on to the other workers; its status, the case it is
     running and, when its round ended, its result and exit code are
-    written into the run's folder, where qcheck.workers reads them as on
+    written into the run's folder, where qcheck.parallel.workers reads them as on
     one host. The driver's stop file goes out to every worker.
   - Faults: an actor that dies is restarted by Ray (its round ends as
     "killed by signal 9", the case it was running saved as a finding, as
@@ -40,7 +40,9 @@ import sys
 import time
 from pathlib import Path
 
-from .ray_campaign import NodeAgent, _die_with_parent, _new_log_bytes, _share, connect
+from . import ray_door_worker, ray_nodes
+from .ray_nodes import NodeAgent, _share, connect
+from .targets import import_root
 
 SYNC_WAIT = 0.2  # seconds a sync waits for the workers' answers (the rest are taken next time)
 LOST_SECONDS = 120.0  # an actor that fails every exchange this long (its node is gone) is given up
@@ -105,8 +107,10 @@ def shipped_files(spec, root, extra):
     the adapter's folder (adapter/: `root`, the folder its module is
     imported from, unless installed) and the known-bugs and domain files
     (files/)."""
-    from . import _capi
-    files = {f"py/qcheck/{p.name}": str(p) for p in HERE.glob("*.py")}
+    from ..model import _capi
+    package = HERE.parent  # (every module of it, its sub-packages' too)
+    files = {f"py/qcheck/{p.relative_to(package)}": str(p) for p in package.rglob("*.py")
+             if "__pycache__" not in p.parts}
     files["bin/mps.py"] = str(HERE / "mps.py")
     library = Path(_capi.library_path).resolve()
     for path in library.parent.iterdir():  # (a bundle's lib/ or an installed package: libqcheck's RUNPATH $ORIGIN)
@@ -132,138 +136,18 @@ def shipped_files(spec, root, extra):
     return files
 
 
-# --- on the nodes: a worker's actor ----------------------------------------------------------
-
-
-class DoorWorker:
-    """One worker of the run: its rounds (python -m qcheck fuzz ... as
-    qcheck.workers writes them) in a node-local folder, and the files it
-    hands to the driver."""
-
-    def __init__(self, index, where, folders, shipped, passed_on):
-        import ray
-        node_folder, own_mps, _, self.host = where  # (its NodeAgent's where(): no handle, no reference to hold)
-        node = Path(node_folder)
-        home = node / f"w{index}"
-        home.mkdir(parents=True, exist_ok=True)
-        self.incarnation = len(list(home.glob("k*")))
-        self.local = home / f"k{self.incarnation}"
-        for sub in ("run", "corpus", "findings"):
-            (self.local / sub).mkdir(parents=True, exist_ok=True)
-        self.index, self.run = index, self.local / "run"
-        # The case the last incarnation's worker was running when the actor died (its folder is still here):
-        # the driver saves it as the one-host triage does, even where no exchange saw it.
-        previous = home / f"k{self.incarnation - 1}" / "run" / f"w{index}.current.json"
-        self.orphan = previous.read_text() if self.incarnation and previous.exists() else None
-        # (driver path, path here), longest first (a corpus inside the run's folder)
-        pairs = {folders[sub]: str(self.local / sub) for sub in ("run", "corpus", "findings")}
-        pairs.update({path: str(node / rel) for rel, path in shipped.items() if not rel.startswith("bin/")})
-        self.pairs = sorted(pairs.items(), key=lambda p: -len(p[0]))
-        self.known, self.sent, self.offsets = set(), {}, {}
-        env = dict(os.environ, **passed_on)
-        env["PYTHONPATH"] = os.pathsep.join([str(node / "py"), str(node / "adapter")] +
-                                            [p for p in [os.environ.get("PYTHONPATH")] if p])
-        env["QCHECK_LIBRARY"] = str(node / "lib" / "libqcheck.so")
-        env.setdefault("TRITON_CACHE_DIR", str(Path.home() / ".triton" / "cache"))  # one per node
-        env.setdefault("QCHECK_GPU_LEDGER", str(node / "gpu-ledger"))  # the node's workers' one (qcheck.gpu_ledger)
-        gpus = [str(g) for g in ray.get_gpu_ids()]
-        if gpus and gpus[0] in own_mps:  # a client of the node's daemon: no CUDA_VISIBLE_DEVICES
-            env.pop("CUDA_VISIBLE_DEVICES", None)
-            pipe = node / "mps" / f"gpu{gpus[0]}"
-            env.update(CUDA_MPS_PIPE_DIRECTORY=f"{pipe}/pipe", CUDA_MPS_LOG_DIRECTORY=f"{pipe}/log")
-        elif gpus:
-            env["CUDA_VISIBLE_DEVICES"] = ",".join(gpus)
-        self.env, self.process, self.round = env, None, None
-
-    def _here(self, text):
-        for there, here in self.pairs:
-            text = text.replace(there, here)
-        return text
-
-    def _there(self, text):
-        for there, here in sorted(self.pairs, key=lambda p: -len(p[1])):
-            text = text.replace(here, there)
-        return text
-
-    def _put(self, name, data):
-        self.known.add(name)
-        path = self.local / "corpus" / name
-        if not path.exists():
-            partial = path.with_name(name + ".partial")  # (a worker skips these, as Case.save's own)
-            partial.write_bytes(data)
-            partial.replace(path)
-
-    def launch(self, round_, args):
-        """Round `round_` of the worker: `args` as qcheck.workers wrote them for this host."""
-        for kind in ("status", "result", "current"):
-            (self.run / f"w{self.index}.{kind}.json").unlink(missing_ok=True)
-        argv = [sys.executable] + [self._here(a) for a in args[1:]]
-        with open(self.run / f"w{self.index}.r{round_}.log", "wb") as log:
-            self.process = subprocess.Popen(argv, env=self.env, cwd=self.local, stdout=log, stderr=subprocess.STDOUT,
-                                            preexec_fn=_die_with_parent)
-        self.round = round_
-        return self.process.pid
-
-    def signal(self, number):
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(number)
-
-    def exchange(self, entries, stop):
-        """Takes the driver's new corpus entries ([(name, bytes)]) and its
-        stop, hands over what is new here: a dict of round and code (the
-        round's exit code once it ended), files {status, current, result:
-        text or None}, corpus and findings [(name, bytes)], logs {name:
-        bytes}, incarnation, host, pid, corpus_size (the entries here) and
-        orphan (the case in flight when the last incarnation died, or None)."""
-        for name, data in entries:
-            self._put(name, data)
-        if stop:
-            (self.run / "stop").touch()
-        code = None if self.process is None else self.process.poll()  # (first: the files below are its last)
-
-        def text(kind):
-            try:
-                return self._there((self.run / f"w{self.index}.{kind}.json").read_text())
-            except OSError:
-                return None
-        files = {kind: text(kind) for kind in ("status", "current")}
-        if code is not None:
-            files["result"] = text("result")
-        corpus = []
-        for path in (self.local / "corpus").glob("*.json"):
-            if path.name not in self.known:
-                self.known.add(path.name)
-                corpus.append((path.name, path.read_bytes()))
-        findings = []
-        for path in (self.local / "findings").iterdir():
-            if path.suffix not in (".json", ".txt"):  # (a .partial is being written)
-                continue
-            try:
-                stat = path.stat()
-                mark = (stat.st_size, stat.st_mtime_ns)
-                data = path.read_bytes() if self.sent.get(path.name) != mark else None
-            except OSError:
-                continue
-            if data is not None:
-                self.sent[path.name] = mark
-                findings.append((path.name, self._there(data.decode()).encode() if path.suffix == ".txt" else data))
-        logs = _new_log_bytes(self.run, self.index, self.offsets)
-        return dict(round=self.round, code=code, files=files, corpus=corpus, findings=findings, logs=logs,
-                    incarnation=self.incarnation, host=self.host, pid=os.getpid(), corpus_size=len(self.known),
-                    orphan=self.orphan)
-
-
 # --- the driver -------------------------------------------------------------------------------
 
 
 def _ledger_workers(place):
-    """QCHECK_GPU_LEDGER_WORKERS for a worker at `place`: the workers that share its GPU (qcheck.gpu_ledger)."""
+    """QCHECK_GPU_LEDGER_WORKERS for a worker at `place`: the workers that share its GPU
+    (qcheck.parallel.gpu_ledger)."""
     share = place["gpus"]
     return {"QCHECK_GPU_LEDGER_WORKERS": str(max(1, round(1 / share)) if 0 < share < 1 else 1)}
 
 
 class RemoteProcess:
-    """A worker's round on the cluster, as qcheck.supervise sees a Popen:
+    """A worker's round on the cluster, as qcheck.parallel.supervise sees a Popen:
     its exit code arrives with a sync (RayProcesses)."""
 
     def __init__(self, owner, index, round_, returncode=None):
@@ -292,7 +176,7 @@ class RemoteProcess:
 
 
 class RayProcesses:
-    """qcheck.workers' processes on a Ray cluster (LocalProcesses' interface)."""
+    """qcheck.parallel.workers' processes on a Ray cluster (LocalProcesses' interface)."""
 
     def __init__(self, address, workers, kernel, spec, on_cuda, run_dir, corpus_dir, findings_dir, extra_files):
         try:
@@ -301,10 +185,8 @@ class RayProcesses:
         except ImportError:
             raise ValueError(f"ray: the workers on a Ray cluster need Ray in {sys.executable}: "
                              "pip install 'qcheck[ray]' (or ray)") from None
-        from . import ray_campaign
-        from .workers import import_root
         # The actors' code travels by value: a node needs no qcheck of its own.
-        for module in (ray_campaign, sys.modules[__name__]):
+        for module in (ray_nodes, ray_door_worker):
             ray.cloudpickle.register_pickle_by_value(module)
         self.ray, self.run_dir, self.corpus_dir, self.findings_dir = ray, run_dir, corpus_dir, findings_dir
         shipped = shipped_files(spec, import_root(kernel) if not spec.startswith(("plugin:", "/")) else
@@ -338,7 +220,7 @@ class RayProcesses:
             passed_on["TRITON_CACHE_DIR"] = os.environ["TRITON_CACHE_DIR"]
         self.names = {p.name for p in corpus_dir.glob("*.json")}
         folders = dict(run=str(run_dir), corpus=str(corpus_dir), findings=str(findings_dir))
-        worker_class = ray.remote(max_restarts=-1, max_task_retries=0)(DoorWorker)
+        worker_class = ray.remote(max_restarts=-1, max_task_retries=0)(ray_door_worker.DoorWorker)
         self.actors = {}
         for p in self.places:
             self.actors[p["index"]] = worker_class.options(
@@ -414,7 +296,7 @@ class RayProcesses:
             self.pending[i] = self._corpus()
             self.rows[i]["incarnations"] += 1
             if i in self.rounds and self.rounds[i].returncode is None and got["round"] != self.rounds[i].round:
-                if got["orphan"] is not None:  # (its last case, for qcheck.workers' triage of the death)
+                if got["orphan"] is not None:  # (its last case, for qcheck.parallel.workers' triage of the death)
                     self._write(self.run_dir / f"w{i}.current.json", got["orphan"].encode())
                 self.rounds[i].returncode = -signal.SIGKILL
         for name, chunk in got["logs"].items():
@@ -451,7 +333,7 @@ class RayProcesses:
         return [self.rows[i] for i in sorted(self.rows)]
 
     def stop(self):
-        """Every actor and node agent gone (the rounds have ended: qcheck.workers stopped them)."""
+        """Every actor and node agent gone (the rounds have ended: qcheck.parallel.workers stopped them)."""
         ray = self.ray
         for actor in self.actors.values():
             ray.kill(actor, no_restart=True)

@@ -11,12 +11,12 @@ import re
 import traceback
 from pathlib import Path
 
-from . import _capi
-from .case import Case, encode
-from .domain import domain_of, outside
-from .fuzz import replay_command
-from .tensors import make_tensors
-from .verdict import raised_failure, run
+from ..model import _capi
+from ..model.case import Case, encode
+from ..model.domain import domain_of, outside
+from ..model.tensors import make_tensors
+from ..model.verdict import raised_failure, run
+from ..reports.result import replay_command
 
 
 def _observation(case, kernel, device, profile):
