@@ -10,7 +10,8 @@ to compile; numpy always, torch where it is installed.
 
 The package's layers, lowest first: a module imports from its own layer
 and the layers below it, never from one above, and no imports go round in
-a circle.
+a circle (python/tests/check_python_imports.py reads this list and holds
+the package to it).
 
     model         the case model and its C API binding (libqcheck through ctypes)
     reports       a fuzz run's result and how it is told: summary, JUnit, HTML
