@@ -44,6 +44,11 @@ struct Backend {
   // its CUDA context (an illegal address), so nothing else may run in that
   // process afterwards; tests that walk every planted bug leave it out.
   bool ends_process = false;
+  // The kernel runs on a GPU, where two runs of one case may race (blocks
+  // and warps in another order, shared memory left by other blocks): a
+  // verdict with VerdictOptions::race_runs runs a large case again and
+  // compares the runs' bits, and the fuzz loops add race cases.
+  bool can_race = false;
   // The one profile the backend implements whatever the case says (this
   // project's kernels and the CPU model: "qcheck"); empty for the oracle
   // backends, which follow the case's profile. --profile overrides both.

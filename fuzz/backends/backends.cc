@@ -101,6 +101,7 @@ Backend cuda_backend(const char* name, const char* description, cuda::KernelDesi
   b.description = description;
   b.planted_bug = options.planted_bug != cuda::PlantedBug::kNone;
   b.fixed_profile = "qcheck";
+  b.can_race = true;
   b.domain = [](const Case&) { return cuda_device_problem(); };
   const std::string what = project_kernel_launch_name(design);
   const DeviceLaunch launch = project_kernel_launch(design, options);

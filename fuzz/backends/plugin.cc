@@ -190,6 +190,7 @@ Backend plugin_backend(const LoadedPlugin& plugin) {
     };
   } else {
     b.domain = [](const Case&) { return cuda_device_problem(); };
+    b.can_race = true;
     const DeviceLaunch launch = [p](const FusedQArgs& args, void* stream) { return launch_plugin(*p, args, stream); };
     for (LaunchMode mode : {LaunchMode::kEager, LaunchMode::kGraph}) {
       auto run = [p, what, launch, mode](const Case& c, const Profile&, TensorSet& tensors) {

@@ -1,5 +1,6 @@
 #include "fuzz/mutator/bin_fuzz.h"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -14,18 +15,23 @@ BinFuzzResult fuzz_until_finding(const Backend& backend, const BinFuzzOptions& o
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   Xoshiro256 rng(mix_keys({0x62696E66757A7Aull /* "binfuzz" */, o.seed}));
   const Backend observed = observing_input_bins(backend);
+  VerdictOptions verdict = o.verdict;
+  if (backend.can_race) verdict.race_runs = std::max(verdict.race_runs, o.race_runs);
   std::vector<Case> pool;
   std::vector<uint8_t> reached(static_cast<size_t>(bin_count()), 0);
   BinFuzzResult r;
-  int64_t attempts = 0, limit_cases = 0, last_limit = -1;
+  int64_t attempts = 0, limit_cases = 0, last_scheduled = -1;
   while (r.executions < o.max_executions && elapsed() < o.max_seconds && attempts < 4 * o.max_executions + 16) {
     ++attempts;
     Case c;
     const size_t n = pool.size();
-    // (A limit case is not kept in the pool: its mutations would be shrunk anyway.)
-    const bool limit = last_limit != r.executions && next_limit_case(o.budget, r.executions, rng, &limit_cases, &c);
-    if (limit) {
-      last_limit = r.executions;
+    // A limit or race case is not kept in the pool: its mutations would be
+    // shrunk anyway, and a race case is made anew each time.
+    const bool due = last_scheduled != r.executions;
+    const bool scheduled = due && (next_limit_case(o.budget, r.executions, rng, &limit_cases, &c) ||
+                                   next_race_case(o.budget, backend.can_race, r.executions, rng, &c));
+    if (scheduled) {
+      last_scheduled = r.executions;
     } else if (n == 0 || r.executions % 16 == 0) {
       c = seed_case(rng, o.budget);
     } else if (n > 1 && r.executions % 8 == 1) {
@@ -37,7 +43,7 @@ BinFuzzResult fuzz_until_finding(const Backend& backend, const BinFuzzOptions& o
     if (backend.fit) backend.fit(c);
     if (!validate_case(c).empty()) continue;
     clear_last_bins();
-    Verdict v = run_verdict(c, observed, o.verdict);
+    Verdict v = run_verdict(c, observed, verdict);
     if (v.outcome.kind == OutcomeKind::kInvalidInput) continue;
     ++r.executions;
     if (!v.passed()) {
@@ -55,7 +61,7 @@ BinFuzzResult fuzz_until_finding(const Backend& backend, const BinFuzzOptions& o
     for (size_t i = 0; i < reached.size(); ++i) {
       if (marked[i] != 0 && reached[i] == 0) reached[i] = 1, fresh = true;
     }
-    if (fresh && !limit) pool.push_back(c);
+    if (fresh && !scheduled) pool.push_back(c);
   }
   if (!r.found) r.seconds = elapsed();
   for (uint8_t b : reached) r.bins_reached += b;

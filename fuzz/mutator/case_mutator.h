@@ -37,12 +37,15 @@ struct SizeBudget {
   SizeCap usual;
   SizeCap large;
   bool limit_cases = false;
+  // A fuzz loop on a backend that can race (Backend::can_race) runs a race
+  // case now and then (race_case); the budgets whose large cases hold one.
+  bool race_cases = false;
 };
 
 // The default: usual T <= 64, H and NI <= 16, D and L <= 128 (1 MiB); large
 // up to a few tokens of the real models' dims and positions past 8192.
 constexpr SizeBudget kDefaultBudget = {{uint64_t(1) << 20, 64, 16, 128, 128, 256},
-                                       {uint64_t(1) << 24, 1024, 128, 512, 1024, 65536}};
+                                       {uint64_t(1) << 24, 1024, 128, 512, 1024, 65536}, false, true};
 // Tiny cases for many executions under ASan (the proof-of-power runs): every
 // structural situation (tails, odd heads, pass-through, padding, the alias,
 // every recipe) still occurs, at T <= 33, H and NI <= 5, D <= 32, L <= 16.
@@ -57,7 +60,7 @@ constexpr uint64_t kRareLargeOneIn = 32;
 // offsets, races that show only under load). A limit case holds up to about
 // 4.5 GB of tensors and the verdict keeps three sets: a host of 16 GB or
 // more. The campaign gives it to one GPU worker (run_campaign.sh).
-constexpr SizeBudget kLimitBudget = {kDefaultBudget.usual, kDefaultBudget.large, true};
+constexpr SizeBudget kLimitBudget = {kDefaultBudget.usual, kDefaultBudget.large, true, true};
 
 // The budget of a size class by name ("default", "usual", "tiny", "limit":
 // the fuzz target's --case-size and the C API's size); nullptr for another name.
@@ -89,6 +92,26 @@ Case limit_case(Xoshiro256& rng, int64_t index);
 // limit_cases, when execution number `execution` is due, *out = limit case
 // number *index, *index counted, true; else false and nothing changed.
 bool next_limit_case(const SizeBudget& budget, int64_t execution, Xoshiro256& rng, int64_t* index, Case* out);
+
+// Whether a loop runs a race case as its execution number `execution`:
+// 4, 12, 20, ... up to 512, then 520, 552, ... (every 32nd; never an
+// execution a limit case is due at).
+bool race_case_due(int64_t execution);
+
+// A case aimed at races in a GPU kernel (race_cases.cc): hundreds of token
+// blocks (T = 512 .. 1023, a ragged last block), so many blocks are in
+// flight at once and each SM runs several; every view contiguous and the
+// dims a kernel stages through shared memory (R 32 or 64, D 64 or 128,
+// f32 or bf16 caches), so copies into shared memory and the barriers after
+// them are on the path; up to 4 MQA and 8 indexer heads, L <= 64, to stay
+// near 4 MB of tensors. Paths, recipes, styles and the seed from `rng`.
+Case race_case(Xoshiro256& rng);
+
+// The fuzz loops' one use of the two above: on a backend that can race,
+// under a budget with race_cases, when execution number `execution` is
+// due, *out = a race case and true; else false and nothing changed.
+bool next_race_case(const SizeBudget& budget, bool backend_can_race, int64_t execution, Xoshiro256& rng,
+                    Case* out);
 
 // Changes one to three fields (see the file comment), then repairs. The
 // result is valid (validate_case returns "") and within one of the budgets.

@@ -7,6 +7,8 @@
 #include "reference/profile.h"
 
 namespace qcheck::fuzzing {
+
+constexpr long kMaxRaceRuns = 16;
 namespace {
 
 // The value of --name=VALUE in argv, else of the environment variable, else
@@ -86,6 +88,16 @@ std::string parse_fused_q_options(int argc, char** argv, FusedQOptions* out) {
     if (!why.empty()) return std::string("--known (QCHECK_KNOWN): ") + why;
     o.known_file = known;
   }
+  o.verdict.race_runs = o.backend->can_race ? kDefaultRaceRuns : 0;
+  if (const char* runs = option_value(argc, argv, "--race-runs", "QCHECK_RACE_RUNS")) {
+    char* end = nullptr;
+    const long v = std::strtol(runs, &end, 10);
+    if (*runs == '\0' || *end != '\0' || v < 0 || v > kMaxRaceRuns) {
+      return std::string("--race-runs (QCHECK_RACE_RUNS) = ") + runs + " must be in [0, " +
+             std::to_string(kMaxRaceRuns) + "]";
+    }
+    o.verdict.race_runs = static_cast<int>(v);
+  }
   o.keep_going = has_flag(argc, argv, "--keep-going") || env_is("QCHECK_KEEP_GOING", "1");
   o.input_bins = !(has_flag(argc, argv, "--no-input-bins") || env_is("QCHECK_INPUT_BINS", "0"));
   o.phase_times = has_flag(argc, argv, "--phase-times") || env_is("QCHECK_PHASE_TIMES", "1");
@@ -107,6 +119,9 @@ std::string describe(const FusedQOptions& o) {
          ", cases up to " + std::to_string(o.max_case_bytes) + " bytes" + ", " + o.case_size + " case sizes" +
          (o.keep_going ? ", keep going after mismatches" : "") + (o.input_bins ? "" : ", no input bins") +
          (o.verdict.graph ? ", graph replay against eager" : "") +
+         (o.verdict.race_runs > 0 ? ", " + std::to_string(o.verdict.race_runs) + " race runs from T = " +
+                                        std::to_string(kRaceRunsFromTokens)
+                                  : "") +
          (o.known.empty() ? "" : ", " + std::to_string(o.known.size()) + " known bugs of " + o.known_file);
 }
 

@@ -25,6 +25,10 @@
 //                                            went (fuzz/verdict/phase_times.h)
 //   --graph               QCHECK_GRAPH=1     also replay each launch from a CUDA graph
 //                                            and compare it with the eager one
+//   --race-runs=N         QCHECK_RACE_RUNS   runs after A and B of a case of 256 tokens or
+//                                            more, compared bit for bit with run A (runs
+//                                            that differ: a race); default 3 on a backend
+//                                            that can race (a GPU's), else 0; 0 to 16
 //   --known=FILE          QCHECK_KNOWN       known bugs (fuzz/verdict/known.h): a failure
 //                                            they cover is printed once per entry and
 //                                            is not a finding

@@ -186,9 +186,14 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   qcheck::Xoshiro256 rng(qcheck::mix_keys({0x6D757461746F72ull, seed}));
   // --case-size=limit: now and then a case at the hardware's limits, in
   // place of a mutation (case_mutator.h next_limit_case).
+  // On a backend that can race, now and then a race case (next_race_case).
   static int64_t mutations = 0, limit_cases = 0;
+  const int64_t mutation = mutations++;
   Case c;
-  if (fz::next_limit_case(g_budget, mutations++, rng, &limit_cases, &c)) return write_case(c, data, max_size);
+  if (fz::next_limit_case(g_budget, mutation, rng, &limit_cases, &c) ||
+      fz::next_race_case(g_budget, g_options.backend->can_race, mutation, rng, &c)) {
+    return write_case(c, data, max_size);
+  }
   const bool decoded = qcheck::decode_case(data, size, &c).empty();
   if (!decoded) return write_case(fz::seed_case(rng, g_budget), data, max_size);
   // Now and then libFuzzer's own byte mutation (dictionary entries such as

@@ -119,6 +119,9 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
                                        " has no CUDA graph launch (graph replay: the CUDA backends and CUDA plugins)");
     return v;
   }
+  const int race_runs = backend.can_race && c.num_tokens >= kRaceRunsFromTokens ? options.race_runs : 0;
+  TensorSet unrun;  // run A's set before the run, for the race runs
+  if (race_runs > 0) unrun = got_a;
   for (TensorSet* got : {&got_a, &got_b}) {
     PhaseTimer timer(times, got == &got_a ? Phase::kBackendA : Phase::kBackendB);
     v.outcome = backend.run(c, profile, *got);
@@ -141,6 +144,13 @@ Verdict run_verdict(const Case& c, const Backend& backend, const VerdictOptions&
   }
   take_judgement(std::move(judgement), &v);
   if (options.graph) add_graph_replay(c, got_a, got_graph, &v);
+  for (int run = 0; run < race_runs && v.report.passed(); ++run) {
+    PhaseTimer timer(times, Phase::kBackendB);
+    TensorSet again = unrun;
+    v.outcome = backend.run(c, profile, again);
+    if (!v.outcome.is_ok()) return v;
+    v.report.merge(compare_identical(c, got_a, again, MismatchClass::kNondeterministic, 'R', options.max_listed));
+  }
   return v;
 }
 

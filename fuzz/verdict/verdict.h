@@ -32,7 +32,21 @@ struct VerdictOptions {
   // mismatch of class graph-replay-differs. Backends without a graph launch
   // (Backend::run_in_graph) refuse it as invalid input.
   bool graph = false;
+  // Runs that differ: on a backend that can race (Backend::can_race), a case
+  // of kRaceRunsFromTokens tokens or more runs this many times more on
+  // poison A, each run on shared memory left in another state
+  // (device_mirror.h), and every byte that differs from run A is a
+  // nondeterministic mismatch of run 'R'. A race that shows in one run of
+  // a few then counts in every execution, not only when A and B happen to
+  // differ. 0: only runs A and B.
+  int race_runs = 0;
 };
+
+// Smaller cases have too few blocks to race, and are most of a fuzz run:
+// repeating them would cost exec/s for nothing.
+constexpr int64_t kRaceRunsFromTokens = 256;
+// The race runs the fuzz loops ask for on a backend that can race.
+constexpr int kDefaultRaceRuns = 3;
 
 struct Verdict {
   Outcome outcome;  // not ok: the case never got compared

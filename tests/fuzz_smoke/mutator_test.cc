@@ -107,6 +107,50 @@ TEST(CaseMutator, LimitCasesReachTheirLimits) {
   }
 }
 
+// The race cases (race_cases.cc): never due with a limit case, and each one
+// valid, within 16 MiB, with many token blocks, contiguous views and the
+// dims a kernel stages through shared memory.
+TEST(CaseMutator, RaceCasesAimAtManyBlocksOnTheStagedDims) {
+  EXPECT_TRUE(race_case_due(4));
+  EXPECT_TRUE(race_case_due(12));
+  EXPECT_FALSE(race_case_due(8));
+  EXPECT_TRUE(race_case_due(508));
+  EXPECT_FALSE(race_case_due(516));
+  EXPECT_TRUE(race_case_due(520));
+  EXPECT_FALSE(race_case_due(64));
+  for (int64_t e = 0; e < 100000; ++e) {
+    if (race_case_due(e)) {
+      ASSERT_FALSE(limit_case_due(e)) << e;
+    }
+  }
+  Xoshiro256 rng(mix_keys({0x7261636Eull}));
+  Case c;
+  EXPECT_FALSE(next_race_case(kDefaultBudget, false, 4, rng, &c)) << "a backend that cannot race";
+  EXPECT_FALSE(next_race_case(kUsualBudget, true, 4, rng, &c)) << "the usual budget";
+  EXPECT_FALSE(next_race_case(kLimitBudget, true, 9, rng, &c)) << "not due";
+  std::set<int64_t> rope_dims, index_dims, paths;
+  int f32_caches = 0;
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(next_race_case(kLimitBudget, true, 4, rng, &c));
+    ASSERT_EQ(validate_case(c), "") << describe(c);
+    EXPECT_LE(plan_tensors(c).total_bytes(), uint64_t(16) << 20) << describe(c);
+    EXPECT_GE(c.num_tokens, 512) << describe(c);
+    EXPECT_LT(c.num_tokens, 1024) << describe(c);
+    EXPECT_EQ(c.q_pe_layout, Layout::kContiguous);
+    EXPECT_EQ(c.index_q_layout, Layout::kContiguous);
+    EXPECT_EQ(c.query_out_layout, Layout::kContiguous);
+    rope_dims.insert(c.rope_dim);
+    index_dims.insert(c.index_dim);
+    paths.insert(static_cast<int>(c.query_path));
+    f32_caches += c.indexer_cache_dtype == FloatType::kF32;
+  }
+  EXPECT_EQ(rope_dims, (std::set<int64_t>{32, 64}));
+  EXPECT_EQ(index_dims, (std::set<int64_t>{64, 128}));
+  EXPECT_EQ(paths.size(), 3u);
+  EXPECT_GT(f32_caches, 50);
+  EXPECT_LT(f32_caches, 150);
+}
+
 TEST(CaseMutator, TinyBudgetIsRespected) {
   mutation_chains(kTinyBudget, 20, 200, [&](const Case& c) { expect_within(c, kTinyBudget.large); });
 }

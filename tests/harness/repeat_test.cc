@@ -4,6 +4,7 @@
 #include "fuzz/backends/backend.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/verdict/repeat.h"
+#include "fuzz/verdict/verdict.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {
@@ -46,6 +47,45 @@ TEST(Repeat, ARunThatDiffersIsFoundAndLocated) {
   EXPECT_EQ(m.head, 0);
   EXPECT_EQ(m.dim, 0);
   EXPECT_EQ(m.expected_bits ^ m.got_bits, 0x01u);
+}
+
+// The verdict's race runs (VerdictOptions::race_runs): the flaky backend
+// passes runs A and B, so only a third run shows its race.
+Case race_sized_case(int64_t tokens) {
+  Case c = test::small_case();
+  c.num_tokens = tokens;
+  c.cache_rows = 2048;
+  return c;
+}
+
+TEST(Repeat, TheVerdictsRaceRunsFindARaceThatRunsAAndBMiss) {
+  Backend flaky = flaky_backend();
+  flaky.can_race = true;
+  VerdictOptions options;
+  options.race_runs = 2;
+  const Verdict v = run_verdict(race_sized_case(kRaceRunsFromTokens), flaky, options);
+  ASSERT_TRUE(v.outcome.is_ok()) << v.outcome.reason;
+  ASSERT_FALSE(v.report.passed()) << "a difference in the third run is a finding";
+  EXPECT_EQ(v.report.total, 1);
+  const Mismatch& m = v.report.first[0];
+  EXPECT_EQ(m.signature.mismatch, MismatchClass::kNondeterministic);
+  EXPECT_EQ(m.signature.tensor, "index_q_fp8");
+  EXPECT_EQ(m.run, 'R');
+}
+
+TEST(Repeat, NoRaceRunsOnSmallCasesOrBackendsThatCannotRace) {
+  const auto racing = [] {  // a fresh one each time: its count of runs starts at 0
+    Backend b = flaky_backend();
+    b.can_race = true;
+    return b;
+  };
+  VerdictOptions options;
+  options.race_runs = 2;
+  EXPECT_TRUE(run_verdict(race_sized_case(kRaceRunsFromTokens - 1), racing(), options).passed());
+  EXPECT_TRUE(run_verdict(race_sized_case(kRaceRunsFromTokens), flaky_backend(), options).passed())
+      << "can_race false: a CPU backend";
+  EXPECT_TRUE(run_verdict(race_sized_case(kRaceRunsFromTokens), racing(), VerdictOptions{}).passed())
+      << "race_runs 0: runs A and B only";
 }
 
 TEST(Repeat, AnInvalidCaseIsRefusedBeforeAnyRun) {

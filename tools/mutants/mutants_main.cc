@@ -77,6 +77,7 @@ struct Settings {
   std::vector<uint64_t> seeds = {1, 2, 3};
   double max_executions = 100000, max_seconds = 60, clean_executions = 20000, minimize_seconds = 10;
   double minimize_seeds = 1e9, max_find_seconds = -1, max_median_seconds = -1;
+  double race_runs = qcheck::kDefaultRaceRuns;  // on the backends that can race
   std::string case_size = "tiny", out;
   bool baseline = true, token_limit_case = false;
 };
@@ -102,6 +103,7 @@ MutantResult measure(const qcheck::Backend& b, Kind kind, const Settings& s) {
     o.max_executions = static_cast<int64_t>(kind == Kind::kBug ? s.max_executions : s.clean_executions);
     o.max_seconds = s.max_seconds;
     o.budget = *qcheck::fuzzing::case_size_budget(s.case_size.c_str());
+    o.race_runs = static_cast<int>(s.race_runs);
     run.fuzz = qcheck::fuzzing::fuzz_until_finding(b, o);
     const bool minimize_this = static_cast<double>(m.runs.size()) < s.minimize_seeds;
     if (run.fuzz.found && s.minimize_seconds > 0 && minimize_this && run.fuzz.verdict.outcome.is_ok()) {
@@ -176,6 +178,8 @@ constexpr const char* kUsage =
     "                      [--case-size tiny|usual|default|limit] [--minimize-seconds S] [--minimize-seeds N]\n"
     "                      [--no-baseline] [--token-limit-case] [--clean NAME,...] [--clean-executions N]\n"
     "                      [--out DIR] [--max-find-seconds S] [--max-median-seconds S]\n"
+    "                      [--race-runs N]   (runs after A and B of a case of 256 tokens or more on a\n"
+    "                                         backend that can race, default 3)\n"
     "       qcheck-mutants --equivalence-witnesses\n";
 
 int main(int argc, char** argv) {
@@ -186,7 +190,8 @@ int main(int argc, char** argv) {
     const bool takes_value = arg == "--backends" || arg == "--seeds" || arg == "--max-executions" ||
                              arg == "--max-seconds" || arg == "--case-size" || arg == "--minimize-seconds" ||
                              arg == "--clean" || arg == "--clean-executions" || arg == "--out" ||
-                             arg == "--minimize-seeds" || arg == "--max-find-seconds" || arg == "--max-median-seconds";
+                             arg == "--minimize-seeds" || arg == "--max-find-seconds" || arg == "--max-median-seconds" ||
+                             arg == "--race-runs";
     if (arg == "--no-baseline") {
       s.baseline = false;
       continue;
@@ -222,7 +227,8 @@ int main(int argc, char** argv) {
                      : arg == "--minimize-seeds"   ? &s.minimize_seeds
                      : arg == "--max-find-seconds" ? &s.max_find_seconds
                      : arg == "--max-median-seconds" ? &s.max_median_seconds
-                                                     : nullptr;
+                     : arg == "--race-runs"        ? &s.race_runs
+                                                   : nullptr;
     if (target != nullptr && !number(v, 0, 1e12, target)) return refuse(arg + " must be a number >= 0, not " + v);
   }
   std::vector<std::pair<const qcheck::Backend*, Kind>> chosen;
