@@ -1,6 +1,6 @@
 # What the wheel carries (pyproject.toml builds with QCHECK_WHEEL=ON through
 # scikit-build-core): libqcheck next to the package's modules, where
-# qcheck/_capi.py looks first, and the command-line tools in qcheck/bin,
+# qcheck/model/_capi.py looks first, and the command-line tools in qcheck/bin,
 # which the console scripts of qcheck/_tools.py run. auditwheel then grafts
 # the shared libraries they need beyond the base system (libhwy) into the
 # wheel and points their RPATH at them.

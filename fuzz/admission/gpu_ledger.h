@@ -1,6 +1,6 @@
 // GPU memory admission across processes: the ledger that every worker of a
 // run (the C++ campaign's fuzz targets, the Python door's workers:
-// python/qcheck/gpu_ledger.py keeps the same protocol, files and rules)
+// python/qcheck/parallel/gpu_ledger.py keeps the same protocol, files and rules)
 // consults before a case touches the device, so that many workers with
 // large cases do not run the device out of memory and report it as the
 // kernel's bug. The device mirror (fuzz/buffers/device_mirror_cuda.cc) runs
@@ -21,7 +21,7 @@
 //                            rewritten under flock; records of dead processes
 //                            are dropped by whoever rewrites it.
 // Admission of a recorded reservation: admitted() below (the rules of
-// python/qcheck/gpu_ledger.py's text: limit cases take turns, the others fit
+// python/qcheck/parallel/gpu_ledger.py's text: limit cases take turns, the others fit
 // into the free bytes less the other reservations and a headroom). Every wait
 // is bounded (QCHECK_GPU_LEDGER_WAIT_SECONDS, default 300) and reported.
 #pragma once

@@ -109,7 +109,7 @@ std::atomic<uint64_t> g_memory_retries{0};
 std::mutex g_reporter_mutex;
 std::function<void(const std::string&)> g_wait_reporter;
 
-// The ledger's name of the current device, as python/qcheck/gpu_ledger.py's
+// The ledger's name of the current device, as python/qcheck/parallel/gpu_ledger.py's
 // device_key() builds it: the same GPU under any CUDA_VISIBLE_DEVICES or MPS daemon.
 std::string device_key() {
   int device = 0;

@@ -7,7 +7,7 @@
 // argument's equality to 1, divisibility by 16 and width (32 or 64 bits).
 // A case whose key a kernel has compiled before runs at launch speed; one
 // with a new key pays a compile (tens of ms to seconds). The Python door's
-// compile-aware fuzz loop (python/qcheck/fuzz.py) spends most executions on
+// compile-aware fuzz loop (python/qcheck/fuzzing/loop.py) spends most executions on
 // warm keys (mutate_case_warm) and a bounded share on new ones.
 #pragma once
 

@@ -2,7 +2,7 @@
 // alone waits for the runs in flight and lets none in, limit cases take
 // turns beside smaller ones, a dead process's record is dropped, a wait is
 // bounded and reported; the admission rules and the record format that
-// python/qcheck/gpu_ledger.py shares (python/tests/test_memory.py holds the
+// python/qcheck/parallel/gpu_ledger.py shares (python/tests/test_memory.py holds the
 // same line).
 #include "fuzz/admission/gpu_ledger.h"
 

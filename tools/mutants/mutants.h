@@ -61,7 +61,7 @@ std::string csv(const std::vector<MutantResult>& results);
 // proven equivalent Ignored with the reason (the schema has no status for a
 // change that must pass, nor one named Equivalent).
 std::string stryker_json(const std::vector<MutantResult>& results);
-// JUnit XML (the shape python/qcheck/junit.py writes, python/tests/junit.xsd):
+// JUnit XML (the shape python/qcheck/reports/junit.py writes, python/tests/junit.xsd):
 // one testcase per backend. A bug passes when every seed found it, fails
 // when a seed missed it, and is skipped when proven equivalent; a twin or a
 // correct kernel passes without a finding and fails on one.
