@@ -1,6 +1,5 @@
 #include "fuzz/mutator/bin_fuzz.h"
 
-#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -15,8 +14,6 @@ BinFuzzResult fuzz_until_finding(const Backend& backend, const BinFuzzOptions& o
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   Xoshiro256 rng(mix_keys({0x62696E66757A7Aull /* "binfuzz" */, o.seed}));
   const Backend observed = observing_input_bins(backend);
-  VerdictOptions verdict = o.verdict;
-  if (backend.can_race) verdict.race_runs = std::max(verdict.race_runs, o.race_runs);
   std::vector<Case> pool;
   std::vector<uint8_t> reached(static_cast<size_t>(bin_count()), 0);
   BinFuzzResult r;
@@ -43,7 +40,7 @@ BinFuzzResult fuzz_until_finding(const Backend& backend, const BinFuzzOptions& o
     if (backend.fit) backend.fit(c);
     if (!validate_case(c).empty()) continue;
     clear_last_bins();
-    Verdict v = run_verdict(c, observed, verdict);
+    Verdict v = run_verdict(c, observed, o.verdict);
     if (v.outcome.kind == OutcomeKind::kInvalidInput) continue;
     ++r.executions;
     if (!v.passed()) {

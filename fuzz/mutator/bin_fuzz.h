@@ -25,9 +25,6 @@ struct BinFuzzOptions {
   double max_seconds = 60;
   SizeBudget budget = kTinyBudget;
   VerdictOptions verdict;  // (its profile empty: the backend's)
-  // On a backend that can race, verdict.race_runs is raised to this (the
-  // fuzz target's default).
-  int race_runs = kDefaultRaceRuns;
 };
 
 struct BinFuzzResult {

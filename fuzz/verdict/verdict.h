@@ -34,8 +34,8 @@ struct VerdictOptions {
   bool graph = false;
   // Runs that differ: on a backend that can race (Backend::can_race), a case
   // of kRaceRunsFromTokens tokens or more runs this many times more on
-  // poison A, each run on shared memory left in another state
-  // (device_mirror.h), and every byte that differs from run A is a
+  // poison A, each run on shared memory filled anew
+  // (fuzz/buffers/shared_scrub.h), and every byte that differs from run A is a
   // nondeterministic mismatch of run 'R'. A race that shows in one run of
   // a few then counts in every execution, not only when A and B happen to
   // differ. 0: only runs A and B.

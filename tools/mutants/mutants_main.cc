@@ -103,7 +103,7 @@ MutantResult measure(const qcheck::Backend& b, Kind kind, const Settings& s) {
     o.max_executions = static_cast<int64_t>(kind == Kind::kBug ? s.max_executions : s.clean_executions);
     o.max_seconds = s.max_seconds;
     o.budget = *qcheck::fuzzing::case_size_budget(s.case_size.c_str());
-    o.race_runs = static_cast<int>(s.race_runs);
+    o.verdict.race_runs = static_cast<int>(s.race_runs);  // (the verdict runs them where a backend can race)
     run.fuzz = qcheck::fuzzing::fuzz_until_finding(b, o);
     const bool minimize_this = static_cast<double>(m.runs.size()) < s.minimize_seeds;
     if (run.fuzz.found && s.minimize_seconds > 0 && minimize_this && run.fuzz.verdict.outcome.is_ok()) {
