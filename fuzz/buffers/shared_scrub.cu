@@ -45,12 +45,18 @@ Geometry geometry() {
 
 }  // namespace
 
-std::string scrub_shared_memory(uint32_t pattern) {
-  static const bool off = [] {
+bool scrub_before_run(int64_t tokens) {
+  enum class Policy { kRaceSized, kOff, kAll };
+  static const Policy policy = [] {
     const char* v = std::getenv("QCHECK_SHARED_SCRUB");
-    return v != nullptr && std::strcmp(v, "0") == 0;
+    if (v != nullptr && std::strcmp(v, "0") == 0) return Policy::kOff;
+    if (v != nullptr && std::strcmp(v, "all") == 0) return Policy::kAll;
+    return Policy::kRaceSized;
   }();
-  if (off) return "";
+  return policy == Policy::kAll || (policy == Policy::kRaceSized && tokens >= kRaceSizedTokens);
+}
+
+std::string scrub_shared_memory(uint32_t pattern) {
   static const Geometry g = geometry();
   if (g.error != cudaSuccess) return std::string(g.call) + ": " + cudaGetErrorString(g.error);
   fill_shared_memory<<<g.blocks, 1024, g.bytes>>>(pattern, g.bytes / 4);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "reference/conversions.h"
 #include "reference/float_bits.h"
@@ -55,7 +56,12 @@ namespace {
 
 float f32_of_bf16(uint16_t bits) { return spec::f32_from_bf16(bits); }
 
-void fill_noise(Xoshiro256& rng, double scale, uint16_t* out, int64_t width) {
+void fill_noise(Xoshiro256& rng, const RowRope& rope, double scale, uint16_t* out, int64_t width) {
+  if (rope.noise != nullptr && rope.noise->scale == scale &&
+      std::memcmp(rope.noise->start, rng.state(), sizeof rope.noise->start) == 0) {
+    rng.set_state(rope.noise->end);  // drawn ahead with other rows' (fill_rows): out holds it
+    return;
+  }
   // bf16_of of each value, rounded to bf16 a chunk at a time by the oracle's
   // SIMD rows (the same bits as the spec for every f32: tests/reference).
   constexpr int64_t kChunk = 256;
@@ -67,12 +73,15 @@ void fill_noise(Xoshiro256& rng, double scale, uint16_t* out, int64_t width) {
   }
 }
 
+// The noise under a peak at `target`: about an eighth of it.
+double peak_noise_scale(uint16_t target) { return std::fabs(f32_of_bf16(target)) / 8.0; }
+
 // A row whose largest element is `target` (bf16 bits), the others at most
 // about half of it. The target sits in the pass-through part of an indexer
 // row half the time, where RoPE cannot move it.
 void fill_peaked(Xoshiro256& rng, const RowRope& rope, uint16_t target, uint16_t* out,
                  int64_t width, bool target_in_rope_part) {
-  fill_noise(rng, std::fabs(f32_of_bf16(target)) / 8.0, out, width);
+  fill_noise(rng, rope, peak_noise_scale(target), out, width);
   int64_t lo = 0, hi = width - 1;
   if (target_in_rope_part && rope.rope_width > 0) {
     hi = rope.rope_width - 1;
@@ -82,16 +91,29 @@ void fill_peaked(Xoshiro256& rng, const RowRope& rope, uint16_t target, uint16_t
   out[rng.between(lo, hi)] = static_cast<uint16_t>(target | (rng.one_in(2) ? 0x8000 : 0));
 }
 
-void fill_scale_edge(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
-  // amax at 448 * 2^k, one bf16 ulp either side of it, or at the 1e-4 floor.
-  uint16_t target;
+// amax at 448 * 2^k, one bf16 ulp either side of it, or at the 1e-4 floor.
+uint16_t scale_edge_target(Xoshiro256& rng) {
   switch (rng.below(4)) {
-    case 0: target = bf16_of(std::ldexp(448.0, static_cast<int>(rng.between(-30, 30)))); break;
-    case 1: target = bf16_of(std::ldexp(448.0, static_cast<int>(rng.between(-30, 30)))) + 1; break;
-    case 2: target = bf16_of(std::ldexp(448.0, static_cast<int>(rng.between(-30, 30)))) - 1; break;
-    default: target = static_cast<uint16_t>(bf16_of(1e-4) + rng.between(-1, 1)); break;
+    case 0: return bf16_of(std::ldexp(448.0, static_cast<int>(rng.between(-30, 30))));
+    case 1: return static_cast<uint16_t>(bf16_of(std::ldexp(448.0, static_cast<int>(rng.between(-30, 30)))) + 1);
+    case 2: return static_cast<uint16_t>(bf16_of(std::ldexp(448.0, static_cast<int>(rng.between(-30, 30)))) - 1);
+    default: return static_cast<uint16_t>(bf16_of(1e-4) + rng.between(-1, 1));
   }
-  fill_peaked(rng, rope, target, out, width, false);
+}
+
+void fill_scale_edge(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
+  fill_peaked(rng, rope, scale_edge_target(rng), out, width, false);
+}
+
+// A scale-band row's peak 448 * 2^k: k among the exponents whose log2f band
+// holds the row's cache m (exponents up to 118 keep 448 * 2^k finite in bf16).
+uint16_t band_target(Xoshiro256& rng, int band_m) {
+  int exponents[141];
+  int count = 0;
+  for (int k = -22; k <= 118; ++k) {
+    if (log2f_band_width(k) >= band_m) exponents[count++] = k;
+  }
+  return bf16_of(std::ldexp(448.0, exponents[rng.below(static_cast<uint64_t>(count))]));
 }
 
 void fill_scale_band(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
@@ -101,14 +123,8 @@ void fill_scale_band(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_
   }
   // An element 448 * 2^k in the RoPE'd part: with cos = 1 + m * 2^-23 and
   // sin = 0 its RoPE'd value gives s0 = 2^k * (1 + m' * 2^-23), inside the
-  // band where log2f keeps 2^k (exponents up to 118 keep 448 * 2^k finite
-  // in bf16).
-  std::vector<int> exponents;
-  for (int k = -22; k <= 118; ++k) {
-    if (log2f_band_width(k) >= rope.band_m) exponents.push_back(k);
-  }
-  const int k = exponents[rng.below(exponents.size())];
-  fill_peaked(rng, rope, bf16_of(std::ldexp(448.0, k)), out, width, true);
+  // band where log2f keeps 2^k.
+  fill_peaked(rng, rope, band_target(rng, rope.band_m), out, width, true);
 }
 
 // Pair (a, b) of rope.h: r_a = x_a*c - x_b*s (a minus term), r_b = x_b*c + x_a*s.
@@ -119,7 +135,7 @@ void pair_elements(const RowRope& rope, int64_t i, int64_t* a, int64_t* b) {
 }
 
 void fill_cancellation(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
-  fill_noise(rng, 1.0, out, width);
+  fill_noise(rng, rope, 1.0, out, width);
   if (rope.cos == nullptr) return;
   for (int64_t i = 0; i < rope.rope_width / 2; ++i) {
     const double c = rope.cos[i], s = rope.sin[i];
@@ -187,7 +203,7 @@ void fill_contraction(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64
     return;
   }
   const int k = static_cast<int>(rng.between(-15, 20));
-  fill_noise(rng, rope.target == RowTarget::kE4m3RowScale ? std::ldexp(1.0, k) / 4 : 1.0, out, width);
+  fill_noise(rng, rope, rope.target == RowTarget::kE4m3RowScale ? std::ldexp(1.0, k) / 4 : 1.0, out, width);
   const int64_t anchor = place_anchor(rng, rope, out, width, k, 440.0);
   const bool pair0_used = anchor >= 0 && anchor < rope.rope_width;
   const double g = grid_of(rope.target);
@@ -299,7 +315,7 @@ uint16_t tie_value(Xoshiro256& rng, const RowRope& rope, float c, int scale_expo
 // reaches (2^-22, the floor's, to 2^119).
 void fill_ties(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
   if (rope.target == RowTarget::kNone) {
-    fill_noise(rng, 1.0, out, width);
+    fill_noise(rng, rope, 1.0, out, width);
     return;
   }
   int scale_exponent = rope.q_scale_exponent;
@@ -307,7 +323,7 @@ void fill_ties(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t widt
   double limit = 448.0;  // the largest |r| / scale a tie may have
   if (rope.target == RowTarget::kE4m3RowScale) {
     const int k = static_cast<int>(rng.between(-22, 119));
-    fill_noise(rng, std::ldexp(1.0, k) / 4, out, width);
+    fill_noise(rng, rope, std::ldexp(1.0, k) / 4, out, width);
     anchor = place_anchor(rng, rope, out, width, k, 448.0);
     // At 448 * 2^k or one bf16 ulp either side (the scale 2^(k+1) above).
     const int side = static_cast<int>(rng.below(3)) - 1;
@@ -315,7 +331,7 @@ void fill_ties(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t widt
     scale_exponent = side > 0 ? k + 1 : k;
     limit = side > 0 ? 216.0 : 432.0;  // below the anchor: the scale stays
   } else {
-    fill_noise(rng, 1.0, out, width);
+    fill_noise(rng, rope, 1.0, out, width);
   }
   const double scale = std::ldexp(1.0, scale_exponent);
   auto midpoint_value = [&]() {
@@ -435,16 +451,22 @@ ContractionPair contraction_pair(RowTarget target, Xoshiro256& rng) {
   return table.pairs[target == RowTarget::kBf16 ? 0 : 1][sin_mode ? 1 : 0][step];
 }
 
+namespace {
+
+int magnitudes_exponent(Xoshiro256& rng) {
+  return static_cast<int>(rng.one_in(8) ? rng.between(-120, 120) : rng.between(-30, 30));
+}
+
+}  // namespace
+
 void fill_bf16_row(ValueRecipe recipe, Xoshiro256& rng, const RowRope& rope, uint16_t* out,
                    int64_t width) {
   switch (recipe) {
-    case ValueRecipe::kMagnitudes: {
-      const int k = static_cast<int>(rng.one_in(8) ? rng.between(-120, 120) : rng.between(-30, 30));
-      fill_noise(rng, std::ldexp(1.0, k), out, width);
+    case ValueRecipe::kMagnitudes:
+      fill_noise(rng, rope, std::ldexp(1.0, magnitudes_exponent(rng)), out, width);
       return;
-    }
     case ValueRecipe::kSpecials: {
-      fill_noise(rng, 1.0, out, width);
+      fill_noise(rng, rope, 1.0, out, width);
       const std::vector<uint16_t>& specials = bf16_specials();
       for (int64_t i = 0; i < width; ++i) {
         if (rng.one_in(6)) out[i] = specials[rng.below(specials.size())];
@@ -456,7 +478,7 @@ void fill_bf16_row(ValueRecipe recipe, Xoshiro256& rng, const RowRope& rope, uin
       if (rng.one_in(2)) {
         for (int64_t i = 0; i < width; ++i) out[i] = rng.one_in(4) ? 0x8000 : 0x0000;
       } else {
-        fill_noise(rng, 1.0, out, width);
+        fill_noise(rng, rope, 1.0, out, width);
       }
       return;
     case ValueRecipe::kScaleBand: fill_scale_band(rng, rope, out, width); return;
@@ -467,9 +489,42 @@ void fill_bf16_row(ValueRecipe recipe, Xoshiro256& rng, const RowRope& rope, uin
     case ValueRecipe::kNormal:
     case ValueRecipe::kLargePositions:
     case ValueRecipe::kMixed:  // resolved by the caller; noise if it was not
-      fill_noise(rng, 1.0, out, width);
+      fill_noise(rng, rope, 1.0, out, width);
       return;
   }
+}
+
+bool plan_row_noise(ValueRecipe recipe, Xoshiro256 rng, const RowRope& rope, ReadyNoise* plan) {
+  double* scale = &plan->scale;
+  // fill_bf16_row's draws before its noise, recipe by recipe.
+  switch (recipe) {
+    case ValueRecipe::kMagnitudes: *scale = std::ldexp(1.0, magnitudes_exponent(rng)); break;
+    case ValueRecipe::kScaleEdges: *scale = peak_noise_scale(scale_edge_target(rng)); break;
+    case ValueRecipe::kScaleBand:
+      *scale = peak_noise_scale(rope.band_m <= 0 || rope.rope_width == 0 ? scale_edge_target(rng)
+                                                                         : band_target(rng, rope.band_m));
+      break;
+    case ValueRecipe::kZeroRows:
+      if (rng.one_in(2)) return false;
+      *scale = 1.0;
+      break;
+    case ValueRecipe::kNanRows: return false;
+    case ValueRecipe::kContraction:
+      if (rope.contraction == nullptr || rope.target == RowTarget::kNone) {
+        *scale = 1.0;
+      } else {
+        const int k = static_cast<int>(rng.between(-15, 20));
+        *scale = rope.target == RowTarget::kE4m3RowScale ? std::ldexp(1.0, k) / 4 : 1.0;
+      }
+      break;
+    case ValueRecipe::kTies:
+      *scale = rope.target == RowTarget::kE4m3RowScale ? std::ldexp(1.0, static_cast<int>(rng.between(-22, 119))) / 4
+                                                       : 1.0;
+      break;
+    default: *scale = 1.0; break;  // normal, large positions, specials, cancellation
+  }
+  std::memcpy(plan->start, rng.state(), sizeof plan->start);
+  return true;
 }
 
 uint32_t weight_bits(ValueRecipe recipe, Xoshiro256& rng) {

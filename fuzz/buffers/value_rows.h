@@ -45,6 +45,16 @@ struct ContractionPair {
 ContractionPair contraction_pair(RowTarget target, Xoshiro256& rng);
 constexpr float kContractionV = 1.00000011920928955f;  // 1 + 2^-23
 
+// A row's noise drawn ahead, with other rows' (fill_rows, noise_lanes.h):
+// the row's stream where its noise starts, the scale, and the stream after
+// it. fill_noise takes it when the row reaches its noise with that stream
+// and that scale (out then already holds the values), else draws its own.
+struct ReadyNoise {
+  uint64_t start[4];  // Xoshiro256::state()
+  uint64_t end[4];
+  double scale;
+};
+
 struct RowRope {
   const float* cos = nullptr;
   const float* sin = nullptr;
@@ -55,6 +65,7 @@ struct RowRope {
   int q_scale_exponent = 0;  // kE4m3QScale: q_scale's power of two (floor(log2 q_scale))
   // The row's cache row is a contraction row: one design per pair (R/2).
   const ContractionPair* contraction = nullptr;
+  const ReadyNoise* noise = nullptr;  // this row's noise, drawn ahead (or null)
 };
 
 // bf16 bit patterns of the specials (NaN of both signs, quiet and signalling,
@@ -72,6 +83,12 @@ int log2f_band_width(int exponent);
 // caller resolves it per row).
 void fill_bf16_row(ValueRecipe recipe, Xoshiro256& rng, const RowRope& rope, uint16_t* out,
                    int64_t width);
+
+// Where a row of `recipe` draws its noise: the stream at that point and the
+// scale (plan->start, plan->scale), following the same draws as fill_bf16_row up to its noise. False
+// when the row draws no noise (a zero row, a NaN row). A plan that does not
+// match what fill_bf16_row then does only costs speed: fill_noise checks it.
+bool plan_row_noise(ValueRecipe recipe, Xoshiro256 rng, const RowRope& rope, ReadyNoise* plan);
 
 // One indexer weight (the f32 value; the caller rounds it for a bf16 tensor).
 // Returns raw f32 bits so specials keep their payloads.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "fuzz/buffers/noise_lanes.h"
 #include "fuzz/buffers/value_rows.h"
 #include "fuzz/case/prng.h"
 #include "reference/conversions.h"
@@ -212,43 +213,89 @@ void read_cache_row(const TensorSet& set, const TensorGeometry& g, int64_t p, st
 }
 
 // Rows of a bf16 input; `cache` (null for ql_nope) gives each row the cos/sin
-// of its position for the recipes that aim at RoPE.
+// of its position for the recipes that aim at RoPE. The rows go in groups:
+// each row's draws up to its noise are planned (plan_row_noise), the noise
+// of the group is drawn side by side (noise_lanes.h), then each row is
+// filled as alone, taking its noise from the group's.
 void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
                const TensorGeometry* cache, RopeStyle style,
                const std::vector<int64_t>& positions) {
   const TensorGeometry* g = set.find(id);
   if (g == nullptr) return;
-  std::vector<uint16_t> row(static_cast<size_t>(g->width));
-  std::vector<float> cos_sin(static_cast<size_t>(c.rope_dim));
-  std::vector<uint16_t> cache_bits;
-  std::vector<ContractionPair> designs;
+  const int64_t width = g->width, R = c.rope_dim;
   const bool fp8 = c.query_path == QueryPath::kFp8Packed;
-  const RowTarget target = id == TensorId::kIndexQ ? RowTarget::kE4m3RowScale
-                           : fp8                   ? RowTarget::kE4m3QScale
-                           : id == TensorId::kQPe  ? RowTarget::kBf16
-                                                   : RowTarget::kNone;
+  const bool indexer = id == TensorId::kIndexQ;
+  const RowTarget target = indexer               ? RowTarget::kE4m3RowScale
+                           : fp8                 ? RowTarget::kE4m3QScale
+                           : id == TensorId::kQPe ? RowTarget::kBf16
+                                                 : RowTarget::kNone;
   const int q_scale_exponent = std::ilogb(float_from_bits(c.q_scale_bits));
-  for (int64_t t = 0; t < g->rows; ++t) {
+  // Each token's RoPE context.
+  std::vector<float> cos_sin;
+  std::vector<int> band_m;
+  std::vector<std::vector<ContractionPair>> designs;
+  if (cache != nullptr) {
+    cos_sin.resize(static_cast<size_t>(g->rows * R));
+    band_m.resize(static_cast<size_t>(g->rows));
+    designs.resize(static_cast<size_t>(g->rows));
+    std::vector<uint16_t> cache_bits;
+    for (int64_t t = 0; t < g->rows; ++t) {
+      read_cache_row(set, *cache, positions[t], cache_bits, cos_sin.data() + t * R);
+      if (indexer) band_m[t] = indexer_band_m(c, positions[t]);
+      if (cache_row_kind(c, indexer, positions[t], true) == CacheRowKind::kContraction) {
+        designs[t] = contraction_designs(c, indexer, positions[t]);
+      }
+    }
+  }
+  auto rope_of = [&](int64_t t) {
     RowRope rope;
     rope.target = target;
     rope.q_scale_exponent = q_scale_exponent;
     if (cache != nullptr) {
-      read_cache_row(set, *cache, positions[t], cache_bits, cos_sin.data());
-      rope.cos = cos_sin.data();
-      rope.sin = cos_sin.data() + c.rope_dim / 2;
-      rope.rope_width = c.rope_dim;
+      rope.cos = cos_sin.data() + t * R;
+      rope.sin = rope.cos + R / 2;
+      rope.rope_width = R;
       rope.style = style;
-      if (id == TensorId::kIndexQ) rope.band_m = indexer_band_m(c, positions[t]);
-      const bool indexer = id == TensorId::kIndexQ;
-      if (cache_row_kind(c, indexer, positions[t], true) == CacheRowKind::kContraction) {
-        designs = contraction_designs(c, indexer, positions[t]);
-        rope.contraction = designs.data();
+      rope.band_m = indexer ? band_m[t] : 0;
+      rope.contraction = designs[t].empty() ? nullptr : designs[t].data();
+    }
+    return rope;
+  };
+  constexpr int kGroup = NoiseLanes::kMaxRows;
+  std::vector<uint16_t> bits(static_cast<size_t>(kGroup * width));
+  std::vector<float> values(static_cast<size_t>(kGroup * width));
+  const int64_t rows = g->rows * g->cols;
+  for (int64_t first = 0; first < rows; first += kGroup) {
+    const int n = static_cast<int>(std::min<int64_t>(kGroup, rows - first));
+    ValueRecipe recipe[kGroup];
+    ReadyNoise ready[kGroup];
+    int lane[kGroup];
+    NoiseLanes lanes;
+    for (int r = 0; r < n; ++r) {
+      const int64_t t = (first + r) / g->cols, h = (first + r) % g->cols;
+      recipe[r] = row_recipe(c, salt, t, h);
+      const Xoshiro256 rng(mix_keys({c.seed, salt, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));
+      lane[r] = -1;
+      if (plan_row_noise(recipe[r], rng, rope_of(t), &ready[r])) {
+        lane[r] = lanes.rows++;
+        lanes.set_state(lane[r], ready[r].start);
+        lanes.scale[lane[r]] = ready[r].scale;
+        lanes.out[lane[r]] = values.data() + r * width;
       }
     }
-    for (int64_t h = 0; h < g->cols; ++h) {
+    draw_noise_lanes(lanes, width);
+    for (int r = 0; r < n; ++r) {
+      const int64_t t = (first + r) / g->cols, h = (first + r) % g->cols;
+      uint16_t* row = bits.data() + r * width;
+      RowRope rope = rope_of(t);
+      if (lane[r] >= 0) {
+        std::memcpy(ready[r].end, lanes.state[lane[r]], sizeof ready[r].end);
+        simd_row_ops().bf16_from_f32_row(values.data() + r * width, row, static_cast<size_t>(width), Bf16Nan::k7FFF);
+        rope.noise = &ready[r];
+      }
       Xoshiro256 rng(mix_keys({c.seed, salt, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));
-      fill_bf16_row(row_recipe(c, salt, t, h), rng, rope, row.data(), g->width);
-      std::memcpy(set.element(*g, t, h, 0), row.data(), row.size() * 2);
+      fill_bf16_row(recipe[r], rng, rope, row, width);
+      std::memcpy(set.element(*g, t, h, 0), row, static_cast<size_t>(width) * 2);
     }
   }
 }

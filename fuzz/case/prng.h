@@ -40,6 +40,13 @@ class Xoshiro256 {
     for (uint64_t& word : s_) word = splitmix64_next(state);
   }
 
+  // The four state words, for the generators that run several streams side
+  // by side (fuzz/buffers/noise_lanes.h) and hand them back.
+  const uint64_t* state() const { return s_; }
+  void set_state(const uint64_t words[4]) {
+    for (int i = 0; i < 4; ++i) s_[i] = words[i];
+  }
+
   uint64_t next() {
     const uint64_t result = rotl(s_[1] * 5, 7) * 9;
     const uint64_t t = s_[1] << 17;

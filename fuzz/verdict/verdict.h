@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fuzz/backends/backend.h"
+#include "fuzz/buffers/shared_scrub.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/case/case.h"
 #include "fuzz/case/outcome.h"
@@ -43,8 +44,9 @@ struct VerdictOptions {
 };
 
 // Smaller cases have too few blocks to race, and are most of a fuzz run:
-// repeating them would cost exec/s for nothing.
-constexpr int64_t kRaceRunsFromTokens = 256;
+// repeating them would cost exec/s for nothing (the size from which the
+// device mirror scrubs shared memory too, shared_scrub.h).
+constexpr int64_t kRaceRunsFromTokens = kRaceSizedTokens;
 // The race runs the fuzz loops ask for on a backend that can race.
 constexpr int kDefaultRaceRuns = 3;
 
