@@ -1,6 +1,7 @@
 #include "fuzz/buffers/value_rows.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -48,10 +49,6 @@ int log2f_band_width(int e) {
   return 0;
 }
 
-uint16_t bf16_of(double value) {
-  return spec::bf16_from_f32(static_cast<float>(value), Bf16Nan::k7FFF);
-}
-
 namespace {
 
 float f32_of_bf16(uint16_t bits) { return spec::f32_from_bf16(bits); }
@@ -94,9 +91,9 @@ void fill_peaked(Xoshiro256& rng, const RowRope& rope, uint16_t target, uint16_t
 // amax at 448 * 2^k, one bf16 ulp either side of it, or at the 1e-4 floor.
 uint16_t scale_edge_target(Xoshiro256& rng) {
   switch (rng.below(4)) {
-    case 0: return bf16_of(std::ldexp(448.0, static_cast<int>(rng.between(-30, 30))));
-    case 1: return static_cast<uint16_t>(bf16_of(std::ldexp(448.0, static_cast<int>(rng.between(-30, 30)))) + 1);
-    case 2: return static_cast<uint16_t>(bf16_of(std::ldexp(448.0, static_cast<int>(rng.between(-30, 30)))) - 1);
+    case 0: return bf16_of(times_pow2(448.0, static_cast<int>(rng.between(-30, 30))));
+    case 1: return static_cast<uint16_t>(bf16_of(times_pow2(448.0, static_cast<int>(rng.between(-30, 30)))) + 1);
+    case 2: return static_cast<uint16_t>(bf16_of(times_pow2(448.0, static_cast<int>(rng.between(-30, 30)))) - 1);
     default: return static_cast<uint16_t>(bf16_of(1e-4) + rng.between(-1, 1));
   }
 }
@@ -108,12 +105,22 @@ void fill_scale_edge(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_
 // A scale-band row's peak 448 * 2^k: k among the exponents whose log2f band
 // holds the row's cache m (exponents up to 118 keep 448 * 2^k finite in bf16).
 uint16_t band_target(Xoshiro256& rng, int band_m) {
-  int exponents[141];
-  int count = 0;
-  for (int k = -22; k <= 118; ++k) {
-    if (log2f_band_width(k) >= band_m) exponents[count++] = k;
-  }
-  return bf16_of(std::ldexp(448.0, exponents[rng.below(static_cast<uint64_t>(count))]));
+  struct Exponents {
+    int count = 0;
+    int k[141];
+  };
+  // The exponents of each m (the widest band is 22), listed once.
+  static const auto table = [] {
+    std::array<Exponents, 23> t{};
+    for (int m = 0; m < 23; ++m) {
+      for (int k = -22; k <= 118; ++k) {
+        if (log2f_band_width(k) >= m) t[m].k[t[m].count++] = k;
+      }
+    }
+    return t;
+  }();
+  const Exponents& e = table[static_cast<size_t>(std::clamp(band_m, 0, 22))];  // (m is 1 or 2: band_m_of_row)
+  return bf16_of(times_pow2(448.0, e.k[rng.below(static_cast<uint64_t>(e.count))]));
 }
 
 void fill_scale_band(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width) {
@@ -165,7 +172,7 @@ double grid_of(RowTarget target) { return target == RowTarget::kBf16 ? 0x1p-7 : 
 // other targets, which get no anchor.
 int64_t place_anchor(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t width, int k, double value) {
   if (rope.target != RowTarget::kE4m3RowScale) return -1;
-  const uint16_t anchor = static_cast<uint16_t>(bf16_of(std::ldexp(value, k)) | (rng.one_in(2) ? 0x8000 : 0));
+  const uint16_t anchor = static_cast<uint16_t>(bf16_of(times_pow2(value, k)) | (rng.one_in(2) ? 0x8000 : 0));
   int64_t at;
   if (rope.rope_width < width) {
     at = rng.between(rope.rope_width, width - 1);
@@ -188,12 +195,6 @@ int target_exponent(Xoshiro256& rng, const RowRope& rope, int row_scale_exponent
   }
 }
 
-// The index of the n-th (from 0) set bit of `bits`, which has more than n.
-int nth_set_bit(uint64_t bits, int n) {
-  for (; n > 0; --n) bits &= bits - 1;
-  return __builtin_ctzll(bits);
-}
-
 // kContraction: every pair of a contraction cache row gets values whose
 // rounding the FMA pattern decides (ContractionPair); without such a row
 // (a bf16 cache, ql_nope) the cancellation recipe.
@@ -203,15 +204,14 @@ void fill_contraction(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64
     return;
   }
   const int k = static_cast<int>(rng.between(-15, 20));
-  fill_noise(rng, rope, rope.target == RowTarget::kE4m3RowScale ? std::ldexp(1.0, k) / 4 : 1.0, out, width);
+  fill_noise(rng, rope, rope.target == RowTarget::kE4m3RowScale ? times_pow2(1.0, k) / 4 : 1.0, out, width);
   const int64_t anchor = place_anchor(rng, rope, out, width, k, 440.0);
   const bool pair0_used = anchor >= 0 && anchor < rope.rope_width;
   const double g = grid_of(rope.target);
   for (int64_t i = pair0_used ? 1 : 0; i < rope.rope_width / 2; ++i) {
     const ContractionPair& design = rope.contraction[i];
-    const int count = __builtin_popcountll(design.good_m);
-    if (count == 0) continue;  // noise
-    const double u = 1.0 + design.f0 + nth_set_bit(design.good_m, static_cast<int>(rng.below(static_cast<uint64_t>(count)))) * g;
+    if (design.good_count == 0) continue;  // noise
+    const double u = 1.0 + design.f0 + design.good[rng.below(design.good_count)] * g;
     const double sign = rng.one_in(2) ? -1.0 : 1.0;
     const int e = target_exponent(rng, rope, k, -6, 7);
     // The element whose term decides: the minus term's (a) or the plus term's (b).
@@ -219,8 +219,8 @@ void fill_contraction(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64
     pair_elements(rope, i, &a, &b);
     const bool minus = rng.one_in(2);
     const int64_t j = minus ? a : b, partner = minus ? b : a;
-    const double xj = sign * std::ldexp(design.sin_mode ? 1.0 : u, e);
-    const double term_b = sign * std::ldexp(design.sin_mode ? u : 1.0, e);  // the b of a*c + b*s
+    const double xj = sign * times_pow2(design.sin_mode ? 1.0 : u, e);
+    const double term_b = sign * times_pow2(design.sin_mode ? u : 1.0, e);  // the b of a*c + b*s
     out[j] = bf16_of(xj);
     out[partner] = bf16_of(minus ? -term_b : term_b);
   }
@@ -284,10 +284,10 @@ uint16_t tie_value(Xoshiro256& rng, const RowRope& rope, float c, int scale_expo
     if (rotated == 0) return 0;
     const uint64_t low = static_cast<uint64_t>(rotated);
     const int first = low != 0 ? __builtin_ctzll(low) : 64 + __builtin_ctzll(static_cast<uint64_t>(rotated >> 64));
-    return bf16_of(sign * std::ldexp(1.0 + ((start + first) % 128) / 128.0, e));
+    return bf16_of(sign * times_pow2(1.0 + ((start + first) % 128) / 128.0, e));
   }
   for (int step = 0; step < 128; ++step) {
-    const uint16_t x = bf16_of(sign * std::ldexp(1.0 + ((start + step) % 128) / 128.0, e));
+    const uint16_t x = bf16_of(sign * times_pow2(1.0 + ((start + step) % 128) / 128.0, e));
     const float r = f32_of_bf16(x) * c;  // exact: two bf16 significands
     if (!std::isfinite(r) || r == 0) continue;
     bool tie;
@@ -323,7 +323,7 @@ void fill_ties(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t widt
   double limit = 448.0;  // the largest |r| / scale a tie may have
   if (rope.target == RowTarget::kE4m3RowScale) {
     const int k = static_cast<int>(rng.between(-22, 119));
-    fill_noise(rng, rope, std::ldexp(1.0, k) / 4, out, width);
+    fill_noise(rng, rope, times_pow2(1.0, k) / 4, out, width);
     anchor = place_anchor(rng, rope, out, width, k, 448.0);
     // At 448 * 2^k or one bf16 ulp either side (the scale 2^(k+1) above).
     const int side = static_cast<int>(rng.below(3)) - 1;
@@ -333,7 +333,7 @@ void fill_ties(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t widt
   } else {
     fill_noise(rng, rope, 1.0, out, width);
   }
-  const double scale = std::ldexp(1.0, scale_exponent);
+  const double scale = times_pow2(1.0, scale_exponent);
   auto midpoint_value = [&]() {
     int code = static_cast<int>(rng.below(0x7E));
     while (e4m3_midpoint(code) >= limit) code = static_cast<int>(rng.below(static_cast<uint64_t>(code)));
@@ -377,7 +377,7 @@ void fill_nan_row(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t w
   if (mode == 0) return;
   auto value = [&]() {
     if (mode == 2) return static_cast<uint16_t>(rng.one_in(2) ? 0x7F80 : 0xFF80);
-    return bf16_of(rng.noise() * std::ldexp(1.0, static_cast<int>(rng.between(-20, 20))));
+    return bf16_of(rng.noise() * times_pow2(1.0, static_cast<int>(rng.between(-20, 20))));
   };
   const int count = mode == 2 ? static_cast<int>(rng.between(1, 3)) : 1;
   if (rope.rope_width < width) {
@@ -395,7 +395,7 @@ void fill_nan_row(Xoshiro256& rng, const RowRope& rope, uint16_t* out, int64_t w
 
 namespace {
 
-// The solved part of a pair, z and good_m: a function of the grid (bf16 or
+// The solved part of a pair, z and good: a function of the grid (bf16 or
 // e4m3), the mode and f0 alone, so it is solved once per combination.
 ContractionPair solve_contraction_pair(RowTarget target, bool sin_mode, float f0) {
   ContractionPair p;
@@ -417,7 +417,7 @@ ContractionPair solve_contraction_pair(RowTarget target, bool sin_mode, float f0
     for (Contraction other : {Contraction::kNone, Contraction::kFuseCos, Contraction::kFuseSin}) {
       if (other != right) decides = decides && final_code(target, spec::rope_term(a, c, b, s, other)) != code;
     }
-    if (decides) p.good_m |= uint64_t(1) << m;
+    if (decides) p.good[p.good_count++] = static_cast<uint8_t>(m);  // ascending m
   }
   return p;
 }
@@ -463,7 +463,7 @@ void fill_bf16_row(ValueRecipe recipe, Xoshiro256& rng, const RowRope& rope, uin
                    int64_t width) {
   switch (recipe) {
     case ValueRecipe::kMagnitudes:
-      fill_noise(rng, rope, std::ldexp(1.0, magnitudes_exponent(rng)), out, width);
+      fill_noise(rng, rope, times_pow2(1.0, magnitudes_exponent(rng)), out, width);
       return;
     case ValueRecipe::kSpecials: {
       fill_noise(rng, rope, 1.0, out, width);
@@ -498,7 +498,7 @@ bool plan_row_noise(ValueRecipe recipe, Xoshiro256 rng, const RowRope& rope, Rea
   double* scale = &plan->scale;
   // fill_bf16_row's draws before its noise, recipe by recipe.
   switch (recipe) {
-    case ValueRecipe::kMagnitudes: *scale = std::ldexp(1.0, magnitudes_exponent(rng)); break;
+    case ValueRecipe::kMagnitudes: *scale = times_pow2(1.0, magnitudes_exponent(rng)); break;
     case ValueRecipe::kScaleEdges: *scale = peak_noise_scale(scale_edge_target(rng)); break;
     case ValueRecipe::kScaleBand:
       *scale = peak_noise_scale(rope.band_m <= 0 || rope.rope_width == 0 ? scale_edge_target(rng)
@@ -514,11 +514,11 @@ bool plan_row_noise(ValueRecipe recipe, Xoshiro256 rng, const RowRope& rope, Rea
         *scale = 1.0;
       } else {
         const int k = static_cast<int>(rng.between(-15, 20));
-        *scale = rope.target == RowTarget::kE4m3RowScale ? std::ldexp(1.0, k) / 4 : 1.0;
+        *scale = rope.target == RowTarget::kE4m3RowScale ? times_pow2(1.0, k) / 4 : 1.0;
       }
       break;
     case ValueRecipe::kTies:
-      *scale = rope.target == RowTarget::kE4m3RowScale ? std::ldexp(1.0, static_cast<int>(rng.between(-22, 119))) / 4
+      *scale = rope.target == RowTarget::kE4m3RowScale ? times_pow2(1.0, static_cast<int>(rng.between(-22, 119))) / 4
                                                        : 1.0;
       break;
     default: *scale = 1.0; break;  // normal, large positions, specials, cancellation
@@ -538,7 +538,7 @@ uint32_t weight_bits(ValueRecipe recipe, Xoshiro256& rng) {
       break;
     case ValueRecipe::kMagnitudes:
       return bits_of(
-          static_cast<float>(noise * std::ldexp(1.0, static_cast<int>(rng.between(-40, 40)))));
+          static_cast<float>(noise * times_pow2(1.0, static_cast<int>(rng.between(-40, 40)))));
     default: break;
   }
   return bits_of(static_cast<float>(noise));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "fuzz/case/case.h"
@@ -36,11 +37,13 @@ enum class RowTarget : uint8_t { kNone, kBf16, kE4m3QScale, kE4m3RowScale };
 //   the grid above 1 + m * g, which goes to even (down for even m), while
 //   the fused sum is above M + 2^-24 and rounds to M + 2^-23, which goes up.
 // Every choice is checked with the spec's rope_term and conversions:
-// good_m has bit m set where the pair's pattern decides the output.
+// good[0, good_count) lists the m (even, below 64) where the pair's pattern
+// decides the output.
 struct ContractionPair {
   bool sin_mode = false;
   float f0 = 0, z = 0;
-  uint64_t good_m = 0;
+  uint8_t good_count = 0;
+  uint8_t good[32] = {};
 };
 ContractionPair contraction_pair(RowTarget target, Xoshiro256& rng);
 constexpr float kContractionV = 1.00000011920928955f;  // 1 + 2^-23
@@ -94,7 +97,24 @@ bool plan_row_noise(ValueRecipe recipe, Xoshiro256 rng, const RowRope& rope, Rea
 // Returns raw f32 bits so specials keep their payloads.
 uint32_t weight_bits(ValueRecipe recipe, Xoshiro256& rng);
 
-// bf16 of a double: rounded to f32, then to bf16 by the scalar spec (RNE).
-uint16_t bf16_of(double value);
+// x * 2^e, exactly std::ldexp(x, e) wherever the product is a normal double
+// (every use here: |x| < 2^10, |e| < 200), at a fraction of its cost: 2^e is
+// built from its bits.
+inline double times_pow2(double x, int e) {
+  const uint64_t bits = static_cast<uint64_t>(1023 + e) << 52;
+  double power;
+  std::memcpy(&power, &bits, sizeof power);
+  return x * power;
+}
+
+// bf16 of a double: rounded to f32, then to bf16 by the scalar spec (RNE,
+// a NaN as 0x7FFF); inline, as the recipes call it per element.
+inline uint16_t bf16_of(double value) {
+  const float f = static_cast<float>(value);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FFF;  // spec::bf16_from_f32, Bf16Nan::k7FFF
+  return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
 
 }  // namespace qcheck

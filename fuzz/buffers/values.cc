@@ -53,15 +53,18 @@ int64_t position_of(const Case& c, int64_t t) {
 }
 
 // The recipe of one row: the case's, or under kMixed one chosen per row.
-ValueRecipe row_recipe(const Case& c, uint64_t salt, int64_t row, int64_t col) {
+// `token` is recipe_keys(c, salt, row).
+ValueRecipe row_recipe(const Case& c, const KeyMix& token, int64_t col) {
   if (c.values != ValueRecipe::kMixed) return c.values;
   static constexpr ValueRecipe kChoices[] = {ValueRecipe::kNormal,      ValueRecipe::kMagnitudes,
                                              ValueRecipe::kSpecials,    ValueRecipe::kScaleEdges,
                                              ValueRecipe::kZeroRows,    ValueRecipe::kScaleBand,
                                              ValueRecipe::kCancellation};
-  const uint64_t h =
-      mix_keys({c.seed, kSaltRecipe, salt, static_cast<uint64_t>(row), static_cast<uint64_t>(col)});
-  return kChoices[h % 7];
+  return kChoices[token.then(static_cast<uint64_t>(col)).value() % 7];
+}
+
+KeyMix recipe_keys(const Case& c, uint64_t salt, int64_t row) {
+  return KeyMix({c.seed, kSaltRecipe, salt, static_cast<uint64_t>(row)});
 }
 
 // kContraction and kTie: crafted rows of the recipes of those names (value_rows.h).
@@ -100,12 +103,30 @@ RowTarget cache_target(const Case& c, bool indexer) {
 }
 
 // The designs of a contraction row's pairs (the cache and the rows that
-// read it compute the same ones).
+// read it use the same ones).
 std::vector<ContractionPair> contraction_designs(const Case& c, bool indexer, int64_t p) {
   std::vector<ContractionPair> designs(static_cast<size_t>(c.rope_dim / 2));
+  const KeyMix row = KeyMix({c.seed, kSaltContraction, indexer ? 1u : 0u, static_cast<uint64_t>(p)});
   for (size_t i = 0; i < designs.size(); ++i) {
-    Xoshiro256 rng(mix_keys({c.seed, kSaltContraction, indexer ? 1u : 0u, static_cast<uint64_t>(p), i}));
+    Xoshiro256 rng(row.then(i).value());
     designs[i] = contraction_pair(cache_target(c, indexer), rng);
+  }
+  return designs;
+}
+
+// Each cache row's contraction designs, by position: solved once for the
+// rows the tokens reference, empty for the others (and for every row but a
+// contraction row's).
+using CacheDesigns = std::vector<std::vector<ContractionPair>>;
+
+CacheDesigns cache_designs(const Case& c, bool indexer, const std::vector<uint8_t>& referenced) {
+  CacheDesigns designs;
+  if (c.values != ValueRecipe::kContraction) return designs;  // (the one recipe with such rows)
+  designs.resize(referenced.size());
+  for (size_t p = 0; p < referenced.size(); ++p) {
+    if (cache_row_kind(c, indexer, static_cast<int64_t>(p), referenced[p] != 0) == CacheRowKind::kContraction) {
+      designs[p] = contraction_designs(c, indexer, static_cast<int64_t>(p));
+    }
   }
   return designs;
 }
@@ -122,7 +143,7 @@ std::vector<double> rotary_frequencies(const Case& c, bool indexer) {
 
 // Cos/sin of one cache row in f32 (cos in [0, R/2), sin after).
 void cache_row_values(const Case& c, bool indexer, int64_t p, CacheRowKind kind,
-                      const std::vector<double>& frequency, float* row) {
+                      const std::vector<double>& frequency, const CacheDesigns& contraction, float* row) {
   const int64_t R = c.rope_dim, half = R / 2;
   Xoshiro256 rng(
       mix_keys({c.seed, indexer ? kSaltIndexerCache : kSaltMqaCache, static_cast<uint64_t>(p)}));
@@ -131,7 +152,7 @@ void cache_row_values(const Case& c, bool indexer, int64_t p, CacheRowKind kind,
     return;
   }
   if (kind == CacheRowKind::kContraction) {
-    const std::vector<ContractionPair> designs = contraction_designs(c, indexer, p);
+    const std::vector<ContractionPair>& designs = contraction[static_cast<size_t>(p)];
     for (int64_t i = 0; i < half; ++i) {
       const ContractionPair& d = designs[static_cast<size_t>(i)];
       row[i] = d.sin_mode ? d.z : kContractionV;
@@ -177,7 +198,7 @@ void cache_row_values(const Case& c, bool indexer, int64_t p, CacheRowKind kind,
 // Writes one cache. The rows' RoPE context is read back from the tensor
 // later, so it holds the stored (rounded) values.
 void fill_cache(const Case& c, TensorSet& set, TensorId id, FloatType dtype,
-                const std::vector<uint8_t>& referenced) {
+                const std::vector<uint8_t>& referenced, const CacheDesigns& contraction) {
   const TensorGeometry* g = set.find(id);
   if (g == nullptr) return;
   const bool indexer = id == TensorId::kIndexerCache;
@@ -185,7 +206,7 @@ void fill_cache(const Case& c, TensorSet& set, TensorId id, FloatType dtype,
   const std::vector<double> frequency = rotary_frequencies(c, indexer);
   std::vector<uint16_t> bf16_row(row.size());
   for (int64_t p = 0; p < g->rows; ++p) {
-    cache_row_values(c, indexer, p, cache_row_kind(c, indexer, p, referenced[p] != 0), frequency,
+    cache_row_values(c, indexer, p, cache_row_kind(c, indexer, p, referenced[p] != 0), frequency, contraction,
                      row.data());
     uint8_t* out = set.element(*g, p, 0, 0);  // a cache row is contiguous
     if (dtype == FloatType::kF32) {
@@ -213,13 +234,13 @@ void read_cache_row(const TensorSet& set, const TensorGeometry& g, int64_t p, st
 }
 
 // Rows of a bf16 input; `cache` (null for ql_nope) gives each row the cos/sin
-// of its position for the recipes that aim at RoPE. The rows go in groups:
-// each row's draws up to its noise are planned (plan_row_noise), the noise
-// of the group is drawn side by side (noise_lanes.h), then each row is
-// filled as alone, taking its noise from the group's.
-void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
-               const TensorGeometry* cache, RopeStyle style,
-               const std::vector<int64_t>& positions) {
+// of its position for the recipes that aim at RoPE, `contraction` the
+// designs of its contraction rows. The rows go in groups: each row's draws
+// up to its noise are planned (plan_row_noise), the noise of the group is
+// drawn side by side (noise_lanes.h), then each row is filled as alone,
+// taking its noise from the group's.
+void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt, const TensorGeometry* cache,
+               const CacheDesigns& contraction, RopeStyle style, const std::vector<int64_t>& positions) {
   const TensorGeometry* g = set.find(id);
   if (g == nullptr) return;
   const int64_t width = g->width, R = c.rope_dim;
@@ -233,18 +254,13 @@ void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
   // Each token's RoPE context.
   std::vector<float> cos_sin;
   std::vector<int> band_m;
-  std::vector<std::vector<ContractionPair>> designs;
   if (cache != nullptr) {
     cos_sin.resize(static_cast<size_t>(g->rows * R));
     band_m.resize(static_cast<size_t>(g->rows));
-    designs.resize(static_cast<size_t>(g->rows));
     std::vector<uint16_t> cache_bits;
     for (int64_t t = 0; t < g->rows; ++t) {
       read_cache_row(set, *cache, positions[t], cache_bits, cos_sin.data() + t * R);
       if (indexer) band_m[t] = indexer_band_m(c, positions[t]);
-      if (cache_row_kind(c, indexer, positions[t], true) == CacheRowKind::kContraction) {
-        designs[t] = contraction_designs(c, indexer, positions[t]);
-      }
     }
   }
   auto rope_of = [&](int64_t t) {
@@ -257,13 +273,26 @@ void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
       rope.rope_width = R;
       rope.style = style;
       rope.band_m = indexer ? band_m[t] : 0;
-      rope.contraction = designs[t].empty() ? nullptr : designs[t].data();
+      if (!contraction.empty() && !contraction[static_cast<size_t>(positions[t])].empty()) {
+        rope.contraction = contraction[static_cast<size_t>(positions[t])].data();
+      }
     }
     return rope;
   };
+  // A token's key prefixes (its rows' streams and, under kMixed, recipes),
+  // hashed once for all its heads.
+  int64_t keyed_token = -1;
+  KeyMix stream_keys({}), recipe_keys_of_token({});
+  auto key_token = [&](int64_t t) {
+    if (t == keyed_token) return;
+    keyed_token = t;
+    stream_keys = KeyMix({c.seed, salt, static_cast<uint64_t>(t)});
+    recipe_keys_of_token = recipe_keys(c, salt, t);
+  };
   constexpr int kGroup = NoiseLanes::kMaxRows;
   std::vector<uint16_t> bits(static_cast<size_t>(kGroup * width));
-  std::vector<float> values(static_cast<size_t>(kGroup * width));
+  std::vector<Xoshiro256> streams;
+  streams.reserve(kGroup);
   const int64_t rows = g->rows * g->cols;
   for (int64_t first = 0; first < rows; first += kGroup) {
     const int n = static_cast<int>(std::min<int64_t>(kGroup, rows - first));
@@ -271,16 +300,18 @@ void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
     ReadyNoise ready[kGroup];
     int lane[kGroup];
     NoiseLanes lanes;
+    streams.clear();
     for (int r = 0; r < n; ++r) {
       const int64_t t = (first + r) / g->cols, h = (first + r) % g->cols;
-      recipe[r] = row_recipe(c, salt, t, h);
-      const Xoshiro256 rng(mix_keys({c.seed, salt, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));
+      key_token(t);
+      recipe[r] = row_recipe(c, recipe_keys_of_token, h);
+      streams.emplace_back(stream_keys.then(static_cast<uint64_t>(h)).value());
       lane[r] = -1;
-      if (plan_row_noise(recipe[r], rng, rope_of(t), &ready[r])) {
+      if (plan_row_noise(recipe[r], streams[r], rope_of(t), &ready[r])) {
         lane[r] = lanes.rows++;
         lanes.set_state(lane[r], ready[r].start);
         lanes.scale[lane[r]] = ready[r].scale;
-        lanes.out[lane[r]] = values.data() + r * width;
+        lanes.out[lane[r]] = bits.data() + r * width;
       }
     }
     draw_noise_lanes(lanes, width);
@@ -290,11 +321,9 @@ void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt,
       RowRope rope = rope_of(t);
       if (lane[r] >= 0) {
         std::memcpy(ready[r].end, lanes.state[lane[r]], sizeof ready[r].end);
-        simd_row_ops().bf16_from_f32_row(values.data() + r * width, row, static_cast<size_t>(width), Bf16Nan::k7FFF);
         rope.noise = &ready[r];
       }
-      Xoshiro256 rng(mix_keys({c.seed, salt, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));
-      fill_bf16_row(recipe[r], rng, rope, row, width);
+      fill_bf16_row(recipe[r], streams[r], rope, row, width);
       std::memcpy(set.element(*g, t, h, 0), row, static_cast<size_t>(width) * 2);
     }
   }
@@ -304,10 +333,11 @@ void fill_weights(const Case& c, TensorSet& set) {
   const TensorGeometry* g = set.find(TensorId::kIndexWeights);
   if (g == nullptr) return;
   for (int64_t t = 0; t < g->rows; ++t) {
+    const KeyMix recipes = recipe_keys(c, kSaltWeights, t);
     for (int64_t h = 0; h < g->cols; ++h) {
       Xoshiro256 rng(
           mix_keys({c.seed, kSaltWeights, static_cast<uint64_t>(t), static_cast<uint64_t>(h)}));
-      const uint32_t bits = weight_bits(row_recipe(c, kSaltWeights, t, h), rng);
+      const uint32_t bits = weight_bits(row_recipe(c, recipes, h), rng);
       uint8_t* out = set.element(*g, t, h, 0);
       if (g->type == ElementType::kF32) {
         std::memcpy(out, &bits, 4);
@@ -360,14 +390,16 @@ void generate_inputs(const Case& c, TensorSet& set, InputTimes* times) {
     std::memcpy(set.element(*pg, t, 0, 0), &positions[t], 8);
   }
   timer.emplace(times, InputPart::kCaches);
-  fill_cache(c, set, TensorId::kMqaCache, c.mqa_cache_dtype, referenced);
-  fill_cache(c, set, TensorId::kIndexerCache, c.indexer_cache_dtype, referenced);
+  const CacheDesigns mqa_designs = cache_designs(c, false, referenced);
+  const CacheDesigns indexer_designs = cache_designs(c, true, referenced);
+  fill_cache(c, set, TensorId::kMqaCache, c.mqa_cache_dtype, referenced, mqa_designs);
+  fill_cache(c, set, TensorId::kIndexerCache, c.indexer_cache_dtype, referenced, indexer_designs);
   timer.emplace(times, InputPart::kRows);
   // The MQA rope is always interleaved (SEMANTICS.md, task 1).
-  fill_rows(c, set, TensorId::kQPe, kSaltQPe, set.find(TensorId::kMqaCache),
-            RopeStyle::kInterleaved, positions);
-  fill_rows(c, set, TensorId::kQlNope, kSaltQlNope, nullptr, RopeStyle::kInterleaved, positions);
-  fill_rows(c, set, TensorId::kIndexQ, kSaltIndexQ, set.find(TensorId::kIndexerCache),
+  fill_rows(c, set, TensorId::kQPe, kSaltQPe, set.find(TensorId::kMqaCache), mqa_designs, RopeStyle::kInterleaved,
+            positions);
+  fill_rows(c, set, TensorId::kQlNope, kSaltQlNope, nullptr, {}, RopeStyle::kInterleaved, positions);
+  fill_rows(c, set, TensorId::kIndexQ, kSaltIndexQ, set.find(TensorId::kIndexerCache), indexer_designs,
             c.indexer_rope, positions);
   timer.emplace(times, InputPart::kWeights);
   fill_weights(c, set);

@@ -23,15 +23,31 @@ inline uint64_t splitmix64_next(uint64_t& state) {
 // A hash of a few integers, used to derive an independent stream per
 // (seed, tensor, token, head): a row's values then do not depend on T, on
 // the layout or on any other row, so shrinking a case keeps the rows left.
-inline uint64_t mix_keys(std::initializer_list<uint64_t> keys) {
-  uint64_t state = 0x71636865636B2121ull;  // "qcheck!!"
-  uint64_t h = 0;
-  for (uint64_t key : keys) {
-    state ^= key + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
-    h = splitmix64_next(state);
+// Keys are taken one at a time, so a prefix shared by many streams (the
+// seed, the tensor, the token) is hashed once: KeyMix({a, b}).then(c).value()
+// is mix_keys({a, b, c}).
+class KeyMix {
+ public:
+  KeyMix(std::initializer_list<uint64_t> keys) {
+    for (uint64_t key : keys) add(key);
   }
-  return h;
-}
+  KeyMix then(uint64_t key) const {
+    KeyMix more = *this;
+    more.add(key);
+    return more;
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  void add(uint64_t key) {
+    state_ ^= key + 0x632BE59BD9B4E019ull + (h_ << 6) + (h_ >> 2);
+    h_ = splitmix64_next(state_);
+  }
+  uint64_t state_ = 0x71636865636B2121ull;  // "qcheck!!"
+  uint64_t h_ = 0;
+};
+
+inline uint64_t mix_keys(std::initializer_list<uint64_t> keys) { return KeyMix(keys).value(); }
 
 class Xoshiro256 {
  public:

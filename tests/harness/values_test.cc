@@ -11,6 +11,7 @@
 
 #include "fuzz/buffers/value_rows.h"
 #include "fuzz/verdict/verdict.h"
+#include "reference/conversions.h"
 #include "reference/float_bits.h"
 #include "tests/harness/case_samples.h"
 
@@ -185,4 +186,24 @@ TEST(Values, CancellationRecipeCancelsRopeTerms) {
 }
 
 }  // namespace
+// The recipes' own fast helpers against what they stand for: bf16_of is the
+// spec's bf16 of the f32 of a double, times_pow2 is std::ldexp, over every
+// class of value the recipes meet (and NaN, Inf, f32 subnormals and overflow).
+TEST(Values, TheRecipesHelpersGiveTheSpecsBits) {
+  Xoshiro256 rng(20261205);
+  std::vector<double> values = {0.0, -0.0, 1.0, -1.5, 0x1p-149, -0x1p-140, 0x1p-126, 0x1.fffffep127, 0x1.ffffffp127,
+                                0x1p128, -0x1p200, std::nan(""), -std::nan(""), INFINITY, -INFINITY, 448.0, 1e-4};
+  for (int i = 0; i < 200000; ++i) {
+    values.push_back(rng.noise() * times_pow2(1.0, static_cast<int>(rng.between(-160, 140))));
+  }
+  for (const double v : values) {
+    ASSERT_EQ(bf16_of(v), spec::bf16_from_f32(static_cast<float>(v), Bf16Nan::k7FFF)) << v;
+  }
+  for (int e = -300; e <= 300; ++e) {
+    for (const double x : {1.0, -1.0078125, 440.0, 448.0, 0.3}) {
+      ASSERT_EQ(times_pow2(x, e), std::ldexp(x, e)) << x << " * 2^" << e;
+    }
+  }
+}
+
 }  // namespace qcheck
