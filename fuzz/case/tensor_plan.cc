@@ -61,7 +61,10 @@ ElementType type_of(FloatType t) {
 
 class Planner {
  public:
-  explicit Planner(const Case& c) : c_(c) {}
+  explicit Planner(const Case& c) : c_(c) {
+    plan_.tensors.reserve(11);  // every tensor a case can have (with the alias view): one allocation each
+    plan_.buffers.reserve(10);
+  }
 
   // A [rows, cols, width] tensor in a buffer of its own. `column_step` is the
   // stride between columns before padding (width, or the weights' column
