@@ -31,16 +31,30 @@ if not torch.cuda.is_available():
 
 LEAVE = 512 << 20  # what the hog leaves free: room for the case, not for the kernel's 1 GiB
 HOG = textwrap.dedent("""
-    import sys, time, torch
+    import fcntl, os, sys, time, torch
     from qcheck.parallel.gpu_ledger import Ledger, device_key, device_memory
     folder, hold, marker, through_ledger = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
-    leave = int(sys.argv[5])
+    leave, until_alone = int(sys.argv[5]), sys.argv[6] == "1"
+    def a_run_alone_waits(turnstile):
+        try:
+            fcntl.flock(turnstile, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(turnstile, fcntl.LOCK_UN)
+        return False
     def hog():
         free, _ = torch.cuda.mem_get_info()
         held = torch.empty(free - leave, dtype=torch.uint8, device="cuda")
         torch.cuda.synchronize()
         open(marker, "w").write("in")
-        time.sleep(hold)
+        end = time.monotonic() + hold
+        if until_alone:  # (its own open file: a lock of its own)
+            turnstile = os.open(os.path.join(folder, device_key("cuda") + ".turnstile"), os.O_RDWR | os.O_CREAT)
+            while time.monotonic() < end and not a_run_alone_waits(turnstile):
+                time.sleep(0.05)
+            time.sleep(1.0)  # (a wait the retry's time shows)
+        else:
+            time.sleep(hold)
         del held
         torch.cuda.empty_cache()  # (back to the device before the ledger lets the retry in)
     if through_ledger:
@@ -65,11 +79,14 @@ def asking(nbytes):
     return kernel
 
 
-def start_hog(tmp_path, hold, through_ledger, leave=LEAVE):
+def start_hog(tmp_path, hold, through_ledger, leave=LEAVE, until_alone=False):
+    """A process holding all but `leave` bytes of the device for `hold` seconds,
+    or, with until_alone, until a run alone waits for it (at most `hold`)."""
     torch.empty(1, device="cuda")  # (this process's context first: the hog leaves `leave` beside it)
     marker = tmp_path / "hog.in"
     hog = subprocess.Popen([sys.executable, "-c", HOG, str(tmp_path / "ledger"), str(hold), str(marker),
-                            "1" if through_ledger else "0", str(leave)], env=adapters.child_env())
+                            "1" if through_ledger else "0", str(leave), "1" if until_alone else "0"],
+                           env=adapters.child_env())
     end = time.monotonic() + 60
     while not marker.exists():
         assert hog.poll() is None and time.monotonic() < end, "the hog did not take the device's memory"
@@ -134,12 +151,14 @@ def fuzzer():
 
 
 def run_target(tmp_path, monkeypatch, through_ledger, hold):
-    """fused_q_fuzzer on a 4.5 GB limit case while a hog leaves 2 GiB of the device: (exit, output, status)."""
+    """fused_q_fuzzer on a 4.5 GB limit case while a hog leaves 2 GiB of the device: (exit, output, status).
+    Through the ledger the hog holds until the target's retry alone waits for it (the target's start,
+    inputs and oracle before its first run take seconds of their own)."""
     target = fuzzer()
     case = next(c for c in (qcheck.Case.limit_case(k, 64, k, "limit") for k in range(16))
                 if sum(b.bytes for b in plan_tensors(c)[0]) > 4 << 30)
     case.save(tmp_path / "limit.json")
-    hog = start_hog(tmp_path, hold, through_ledger, leave=2 << 30)
+    hog = start_hog(tmp_path, hold, through_ledger, leave=2 << 30, until_alone=through_ledger)
     try:
         env = dict(os.environ, QCHECK_GPU_LEDGER=str(tmp_path / "ledger"), QCHECK_STATUS_FILE=str(tmp_path / "status"))
         done = subprocess.run([str(target), "--backend=cuda-blocked", "--case-size=limit", "-len_control=0", "-rss_limit_mb=0",
@@ -153,7 +172,7 @@ def run_target(tmp_path, monkeypatch, through_ledger, hold):
 
 
 def test_the_cpp_target_retries_its_out_of_memory_run_alone(tmp_path, monkeypatch):
-    code, out, status = run_target(tmp_path, monkeypatch, through_ledger=True, hold=5.0)
+    code, out, status = run_target(tmp_path, monkeypatch, through_ledger=True, hold=120.0)
     assert code == 0 and "qcheck fused_q finding" not in out, out[-3000:]
     assert status["memory_retried"] == "1" and status["memory_notes"] == "0", status
 
