@@ -9,8 +9,8 @@
 #include "fuzz/verdict/compare.h"
 #include "fuzz/verdict/judge.h"
 #include "fuzz/verdict/verdict.h"
-#include "reference/fused_q_oracle.h"
-#include "reference/row_ops.h"
+#include "numerics/row_ops.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 
 using namespace qcheck::capi;
 

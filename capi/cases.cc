@@ -9,7 +9,7 @@
 #include "fuzz/case/prng.h"
 #include "fuzz/mutator/case_mutator.h"
 #include "fuzz/mutator/compile_key.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
 
 using namespace qcheck::capi;
 

@@ -5,14 +5,14 @@
 //                               following the verdict's profile
 //   cpu-model[-bug-...]         the CPU model of the blocked kernel and its
 //                               planted bugs (fuzz/backends/cpu_model.h), profile qcheck
-//   cuda-legacy, cuda-blocked   the CUDA kernels (kernels/fused_q_launch.h),
+//   cuda-legacy, cuda-blocked   the CUDA kernels (ops/fused_q/kernels/fused_q_launch.h),
 //   cuda-blocked-bug-tail       profile qcheck; the last has a planted bug
 //   cpu-bug-crash, cpu-bug-hang planted faults: on cases with T % 16 == 7 the
 //   cuda-blocked-bug-wild-write process crashes, hangs or its CUDA context dies
 //   cpu-bug-race                a planted race: one element differs every other run
 //   plugin:PATH                 a kernel built outside the project, loaded from a
 //                               shared library (include/qcheck/qcheck_plugin.h, fuzz/backends/plugin.h)
-//   cuda-blocked+bug=NAME       a bug of the CUDA catalogue (kernels/planted.cuh): the
+//   cuda-blocked+bug=NAME       a bug of the CUDA catalogue (ops/fused_q/kernels/planted.cuh): the
 //   cuda-legacy+bug=NAME        kernels compiled with it, loaded as a plugin
 //   cuda-blocked+twin=NAME      a harmless twin of that catalogue (must not be reported)
 //
@@ -27,7 +27,7 @@
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/case/case.h"
 #include "fuzz/case/outcome.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
 
 namespace qcheck {
 
@@ -79,7 +79,7 @@ const std::vector<Backend>& backends();
 // (once per process); *error (when given) then says why it failed.
 const Backend* find_backend(const std::string& name, std::string* error = nullptr);
 
-// The CUDA planted-bug catalogue built here (kernels/planted.cuh): the names
+// The CUDA planted-bug catalogue built here (ops/fused_q/kernels/planted.cuh): the names
 // "cuda-blocked+bug=NAME" / "cuda-legacy+bug=NAME" (and its harmless twins,
 // "cuda-blocked+twin=NAME") of the plugin libraries in QCHECK_PLUGIN_DIR
 // (default: the build tree's capi/plugins).

@@ -11,8 +11,8 @@
 #include "fuzz/backends/backend.h"
 #include "fuzz/backends/plugin.h"
 #include "fuzz/buffers/device_mirror.h"
-#include "reference/fused_q_oracle.h"
-#include "reference/row_ops.h"
+#include "numerics/row_ops.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 #ifdef QCHECK_HAVE_CPU_MODEL
 #include "fuzz/backends/cpu_model.h"
 #endif
@@ -186,7 +186,7 @@ std::string plugin_dir() {
 }
 
 // The CUDA catalogue's names: backend "PREFIX" + NAME is the plugin
-// library "FILE" + NAME + ".so" (capi/plugins/CMakeLists.txt names them);
+// library "FILE" + NAME + ".so" (ops/fused_q/plugins/CMakeLists.txt names them);
 // a twin is a change that must not be reported.
 struct MutantNaming {
   std::string backend, file;
@@ -227,7 +227,7 @@ const Backend* plugin_backend_named(const std::string& name, const std::string& 
       backend->name = name;
       backend->planted_bug = !planted->twin;
       backend->harmless_twin = planted->twin;
-      backend->description = "CUDA " + plugin->name + " (kernels/planted.cuh)";
+      backend->description = "CUDA " + plugin->name + " (ops/fused_q/kernels/planted.cuh)";
     }
   }
   return backend.get();

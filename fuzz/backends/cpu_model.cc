@@ -4,7 +4,7 @@
 // The model walks the grid program by program and, inside a program, computes
 // each output element on its own, as one GPU thread would: no row functions
 // of the oracle, only the scalar spec's per-element functions
-// (reference/conversions.h, ue8m0.h, rope.h rope_term), so every numeric rule
+// (numerics/conversions.h, ue8m0.h, rope.h rope_term), so every numeric rule
 // still exists once. What the model adds is the kernel's structure: the task
 // decoding, the token block with its masked tail, the RoPE partner indexing,
 // the strided loads and stores, and the choice of which copies to run. That
@@ -19,7 +19,7 @@
 // spec::rope_term) except under the fast-math twin, which flushes
 // subnormals there.
 //
-// Built with -ffp-contract=off like reference/ (no a*b+c is written here, but
+// Built with -ffp-contract=off like numerics/ (no a*b+c is written here, but
 // the products below must stay single roundings).
 #include "fuzz/backends/cpu_model.h"
 
@@ -27,12 +27,12 @@
 #include <cmath>
 #include <cstdint>
 
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/fused_q_oracle.h"
-#include "reference/profile.h"
-#include "reference/rope.h"
-#include "reference/ue8m0.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/profile.h"
+#include "numerics/rope.h"
+#include "numerics/ue8m0.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 
 namespace qcheck {
 

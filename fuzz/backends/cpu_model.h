@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "reference/fused_q_args.h"
+#include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck {
 

@@ -13,7 +13,7 @@
 #include "fuzz/buffers/device_mirror.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/domain/domain_json.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
 
 namespace qcheck {
 namespace {

@@ -12,7 +12,7 @@
 #include "fuzz/backends/backend.h"
 #include "fuzz/backends/plugin_domain.h"
 #include "fuzz/case/case.h"
-#include "reference/fused_q_args.h"
+#include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck {
 

@@ -1,7 +1,7 @@
 // Runs a case on a CUDA device: the same guarded buffers are laid out in
 // device memory (device_mirror_cuda.cc says how), every byte (sentinels and
 // padding included) is copied to the device, the kernel is launched (this
-// project's through kernels/fused_q_launch.h, a plugin's through its own
+// project's through ops/fused_q/kernels/fused_q_launch.h, a plugin's through its own
 // launch), and every byte is copied back, so the verdict checks the device's
 // writes exactly as a CPU backend's. Built from device_mirror_cuda.cc when the build has CUDA and
 // from device_mirror_none.cc otherwise; this header needs no CUDA.
@@ -14,7 +14,7 @@
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/case/case.h"
 #include "fuzz/case/outcome.h"
-#include "kernels/fused_q_launch.h"
+#include "ops/fused_q/kernels/fused_q_launch.h"
 
 namespace qcheck {
 
@@ -64,7 +64,7 @@ uint64_t cuda_memory_retries();
 // waits for, and with "" when the wait ends (a fuzz target's status file).
 void set_device_wait_reporter(std::function<void(const std::string&)> report);
 
-// The launch of this project's kernels (kernels/fused_q_launch.h), and its
+// The launch of this project's kernels (ops/fused_q/kernels/fused_q_launch.h), and its
 // name for messages ("launch_fused_q(blocked)").
 DeviceLaunch project_kernel_launch(cuda::KernelDesign design, const cuda::LaunchOptions& options);
 std::string project_kernel_launch_name(cuda::KernelDesign design);

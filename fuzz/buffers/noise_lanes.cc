@@ -1,12 +1,12 @@
 // Highway version of the noise of many rows (noise_lanes.h), compiled for
-// every target the reference's SIMD rows are (reference/hwy_targets.h) and
+// every target the reference's SIMD rows are (numerics/hwy_targets.h) and
 // dispatched at run time. Every step is an exact integer operation or one
 // IEEE rounding in the scalar loop's order (Xoshiro256::noise, fill_noise):
 // the sum of four 24-bit draws (exact in int64 and in double), times 2^-23
 // (exact), times sqrt(3/4) (rounded), times the scale (rounded), to f32
 // (rounded to nearest even), to bf16 (rounded to nearest even). Built with
 // -ffp-contract=off (the harness's rooms): no Mul may be fused with an Add.
-#include "reference/hwy_targets.h"  // first: it picks the targets
+#include "numerics/hwy_targets.h"  // first: it picks the targets
 
 #include "fuzz/buffers/noise_lanes.h"
 

@@ -12,7 +12,7 @@
 #include "fuzz/buffers/input_times.h"
 #include "fuzz/case/case.h"
 #include "fuzz/case/tensor_plan.h"
-#include "reference/fused_q_args.h"
+#include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck {
 

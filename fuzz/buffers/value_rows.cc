@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/rope.h"
-#include "reference/row_ops.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/rope.h"
+#include "numerics/row_ops.h"
 
 namespace qcheck {
 

@@ -9,7 +9,7 @@
 
 #include "fuzz/case/case.h"
 #include "fuzz/case/prng.h"
-#include "reference/fused_q_args.h"
+#include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck {
 

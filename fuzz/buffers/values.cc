@@ -9,9 +9,9 @@
 #include "fuzz/buffers/noise_lanes.h"
 #include "fuzz/buffers/value_rows.h"
 #include "fuzz/case/prng.h"
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/row_ops.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/row_ops.h"
 
 namespace qcheck {
 namespace {

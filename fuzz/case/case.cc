@@ -5,7 +5,7 @@
 
 #include "fuzz/case/case_names.h"
 #include "fuzz/case/tensor_plan.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
 
 namespace qcheck {
 namespace {

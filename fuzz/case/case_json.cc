@@ -7,7 +7,7 @@
 #include "fuzz/case/case_fields.h"
 #include "fuzz/case/case_names.h"
 #include "fuzz/case/tensor_plan.h"
-#include "reference/float_bits.h"
+#include "numerics/float_bits.h"
 
 namespace qcheck {
 namespace {

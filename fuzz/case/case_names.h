@@ -1,6 +1,6 @@
 // Names of the Case enums, as the JSON form and the reports write them, and
 // the reverse look-up. Reference enums (QueryPath, RopeStyle, FloatType) keep
-// the names reference/fused_q_args.h gives them.
+// the names ops/fused_q/args/fused_q_args.h gives them.
 #pragma once
 
 #include <string>

@@ -11,8 +11,8 @@
 #include "fuzz/case/case_json.h"
 #include "fuzz/exchange/npy.h"
 #include "fuzz/verdict/verdict.h"
-#include "reference/float_bits.h"
-#include "reference/row_ops.h"
+#include "numerics/float_bits.h"
+#include "numerics/row_ops.h"
 
 namespace qcheck {
 namespace {

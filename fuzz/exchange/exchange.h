@@ -21,7 +21,7 @@
 
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/case/case.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
 
 namespace qcheck {
 

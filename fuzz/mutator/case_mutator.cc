@@ -9,7 +9,7 @@
 #include "fuzz/case/case_names.h"
 #include "fuzz/case/tensor_plan.h"
 #include "fuzz/mutator/model_shapes.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
 
 namespace qcheck::fuzzing {
 namespace {

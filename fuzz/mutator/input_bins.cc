@@ -9,10 +9,10 @@
 
 #include "fuzz/mutator/bin_table.h"
 #include "fuzz/mutator/semantic_bins.h"
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/row_ops.h"
-#include "reference/ue8m0.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/row_ops.h"
+#include "numerics/ue8m0.h"
 
 namespace qcheck::fuzzing {
 namespace {

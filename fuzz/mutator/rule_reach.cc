@@ -7,10 +7,10 @@
 #include "fuzz/backends/cpu_model.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/verdict/compare.h"
-#include "reference/conversions.h"
-#include "reference/fused_q_oracle.h"
-#include "reference/profile.h"
-#include "reference/row_ops.h"
+#include "numerics/conversions.h"
+#include "numerics/profile.h"
+#include "numerics/row_ops.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 
 namespace qcheck::fuzzing {
 namespace {

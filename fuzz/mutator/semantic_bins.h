@@ -19,7 +19,7 @@
 #include "fuzz/case/case.h"
 #include "fuzz/verdict/phase_times.h"
 #include "fuzz/verdict/verdict.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
 
 namespace qcheck::fuzzing {
 

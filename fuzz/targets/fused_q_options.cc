@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "reference/profile.h"
+#include "numerics/profile.h"
 
 namespace qcheck::fuzzing {
 

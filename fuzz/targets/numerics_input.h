@@ -1,5 +1,5 @@
 // The byte layout of the `numerics` fuzz target's inputs: one call of one
-// RowOps entry (reference/row_ops.h) with its rules and its row.
+// RowOps entry (numerics/row_ops.h) with its rules and its row.
 //
 //   byte 0     operation (mod 7): f32_from_bf16_row, bf16_from_f32_row,
 //              quantize_row, amax_row, rope_row, rope_bf16_rows, indexer_rows
@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "reference/fused_q_args.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
+#include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck::fuzzing {
 

@@ -14,10 +14,10 @@
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/numerics_input.h"
 #include "fuzz/targets/status_file.h"
-#include "reference/float_bits.h"
-#include "reference/profile.h"
-#include "reference/row_ops.h"
-#include "reference/simd_rows.h"
+#include "numerics/float_bits.h"
+#include "numerics/profile.h"
+#include "numerics/row_ops.h"
+#include "numerics/simd_rows.h"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "fuzz/verdict/guard_bytes.h"
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
 
 namespace qcheck {
 

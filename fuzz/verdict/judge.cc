@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "fuzz/verdict/compare.h"
-#include "reference/float_bits.h"
-#include "reference/fused_q_oracle.h"
-#include "reference/quotient.h"
+#include "numerics/float_bits.h"
+#include "numerics/quotient.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 
 namespace qcheck {
 namespace {

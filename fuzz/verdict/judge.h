@@ -11,7 +11,7 @@
 //    kernel wrote; what no choice explains is compared against the
 //    profile's own pattern. Never a numeric tolerance: each accepted value
 //    is one a legal choice gives;
-//  - "auto": every named profile (reference/profile.h); the verdict lists
+//  - "auto": every named profile (numerics/profile.h); the verdict lists
 //    those that explain the outputs bit for bit. When none does, the same
 //    profiles with "+any-fma" are tried (a kernel whose source compiled to
 //    other contraction patterns), and when none of those does either, the
@@ -27,7 +27,7 @@
 #include "fuzz/case/case.h"
 #include "fuzz/verdict/phase_times.h"
 #include "fuzz/verdict/report.h"
-#include "reference/row_ops.h"
+#include "numerics/row_ops.h"
 
 namespace qcheck {
 

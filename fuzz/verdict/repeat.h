@@ -9,7 +9,7 @@
 #include "fuzz/case/case.h"
 #include "fuzz/case/outcome.h"
 #include "fuzz/verdict/report.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
 
 namespace qcheck {
 

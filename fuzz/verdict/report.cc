@@ -5,8 +5,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
 
 namespace qcheck {
 

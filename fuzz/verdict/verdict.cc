@@ -7,7 +7,7 @@
 
 #include "fuzz/verdict/compare.h"
 #include "fuzz/verdict/judge.h"
-#include "reference/fused_q_oracle.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 
 namespace qcheck {
 

@@ -16,8 +16,8 @@
 #include "fuzz/case/outcome.h"
 #include "fuzz/verdict/phase_times.h"
 #include "fuzz/verdict/report.h"
-#include "reference/profile.h"
-#include "reference/row_ops.h"
+#include "numerics/profile.h"
+#include "numerics/row_ops.h"
 
 namespace qcheck {
 

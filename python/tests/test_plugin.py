@@ -1,6 +1,6 @@
 """The plugin door from Python (qcheck.Plugin over libqcheck's plugin
 functions) with the host-memory example plugins around the CPU model
-(capi/plugins/host_model_plugin.cc), and kernel against kernel and the graph
+(ops/fused_q/plugins/host_model_plugin.cc), and kernel against kernel and the graph
 check's comparison on the numpy path."""
 
 import json

@@ -16,9 +16,9 @@
 #include "fuzz/backends/backend.h"
 #include "fuzz/backends/cpu_model.h"
 #include "fuzz/buffers/tensors.h"
-#include "reference/fused_q_oracle.h"
-#include "reference/profile.h"
-#include "reference/row_ops.h"
+#include "numerics/profile.h"
+#include "numerics/row_ops.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 #include "tests/fuzz/model_cases.h"
 
 namespace qcheck::test {

@@ -14,9 +14,9 @@
 #include <utility>
 
 #include "fuzz/verdict/verdict.h"
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/ue8m0.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/ue8m0.h"
 #include "tests/fuzz/model_cases.h"
 
 namespace qcheck::test {

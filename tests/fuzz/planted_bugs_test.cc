@@ -17,7 +17,7 @@
 
 #include "fuzz/backends/cpu_model.h"
 #include "fuzz/verdict/verdict.h"
-#include "reference/float_bits.h"
+#include "numerics/float_bits.h"
 #include "tests/fuzz/model_cases.h"
 
 namespace qcheck::test {

@@ -33,7 +33,7 @@
 #include "fuzz/verdict/verdict.h"
 #include "include/qcheck/qcheck.h"
 #include "include/qcheck/qcheck_plugin.h"
-#include "reference/profile.h"
+#include "numerics/profile.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -1,5 +1,5 @@
 // Sampled checks of the device steps that take several inputs, as the
-// kernels run them (kernels/device_numerics.cuh): the RoPE term under
+// kernels run them (ops/fused_q/kernels/device_numerics.cuh): the RoPE term under
 // profile qcheck (fma(a, c, RN(b*s))), the indexer weight's three roundings,
 // and the byte order of four packed e4m3 codes. Inputs come from a fixed
 // splitmix64 stream: random bit patterns, specials, moderate normals and
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "fuzz/case/prng.h"
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/rope.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/rope.h"
 #include "tests/gpu/device_sweeps.h"
 
 namespace qcheck::gpu_test {

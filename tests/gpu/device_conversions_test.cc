@@ -1,6 +1,6 @@
 // The device's conversions and scale rule, exactly as the fused_q kernels run
-// them (kernels/device_numerics.cuh), against the scalar spec
-// (reference/conversions.h, ue8m0.h, rope.h) over all 2^32 fp32 patterns:
+// them (ops/fused_q/kernels/device_numerics.cuh), against the scalar spec
+// (numerics/conversions.h, ue8m0.h, rope.h) over all 2^32 fp32 patterns:
 // cvt.rn.bf16.f32, both byte positions of cvt.rn.satfinite.e4m3x2.f32, the
 // UE8M0 scale (amax -> scale) and the quantizing division. The spec side runs
 // on the host over every core. One assertion per chunk of 2^28 values.
@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/ue8m0.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/ue8m0.h"
 #include "tests/gpu/device_sweeps.h"
 
 namespace qcheck::gpu_test {

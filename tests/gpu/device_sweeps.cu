@@ -1,10 +1,10 @@
 // Device side of the conversion sweeps: thin kernels around the functions of
-// kernels/device_numerics.cuh, the same functions the fused_q kernels call.
+// ops/fused_q/kernels/device_numerics.cuh, the same functions the fused_q kernels call.
 #include "tests/gpu/device_sweeps.h"
 
 #include <cuda_runtime.h>
 
-#include "kernels/device_numerics.cuh"
+#include "ops/fused_q/kernels/device_numerics.cuh"
 
 namespace qcheck::gpu_test {
 namespace {

@@ -1,5 +1,5 @@
 // Host API of the device sweeps used by the GPU conversion tests: each runs
-// one function of kernels/device_numerics.cuh (the code the kernels run) on
+// one function of ops/fused_q/kernels/device_numerics.cuh (the code the kernels run) on
 // the GPU over a strided range of fp32 bit patterns and copies the results
 // back, so the test can compare them with the scalar spec on the host.
 // Plain C++: the gtest file includes no CUDA header.

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/fused_q_launch.h"
-#include "kernels/kernel_params.h"
-#include "reference/fused_q_args.h"
+#include "ops/fused_q/args/fused_q_args.h"
+#include "ops/fused_q/kernels/fused_q_launch.h"
+#include "ops/fused_q/kernels/kernel_params.h"
 
 namespace qcheck::cuda {
 namespace {

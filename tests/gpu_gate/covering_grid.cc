@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "fuzz/case/prng.h"
-#include "reference/fused_q_args.h"
+#include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck {
 namespace {

@@ -5,8 +5,8 @@
 // QCHECK_SMALL=1 selects the small-shape grid (for compute-sanitizer).
 // The same covering grid also runs replayed from CUDA graphs (against the
 // eager launch, bit for bit) and through the plugin door: the blocked kernel
-// as a plugin (capi/plugins/blocked_plugin.cc), and the nvcc-only example
-// (capi/plugins/nvcc_only) when QCHECK_NVCC_PLUGIN names its library (the
+// as a plugin (ops/fused_q/plugins/blocked_plugin.cc), and the nvcc-only example
+// (ops/fused_q/plugins/nvcc_only) when QCHECK_NVCC_PLUGIN names its library (the
 // gate builds it with nvcc on the GPU host).
 #include <cstdlib>
 #include <ostream>

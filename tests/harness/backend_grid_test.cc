@@ -10,7 +10,7 @@
 #include "fuzz/backends/backend.h"
 #include "fuzz/buffers/device_mirror.h"
 #include "fuzz/verdict/verdict.h"
-#include "reference/fused_q_oracle.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "fuzz/verdict/verdict.h"
-#include "reference/conversions.h"
+#include "numerics/conversions.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -14,8 +14,8 @@
 #include "fuzz/verdict/against.h"
 #include "fuzz/verdict/compare.h"
 #include "fuzz/verdict/verdict.h"
-#include "reference/conversions.h"
-#include "reference/quotient.h"
+#include "numerics/conversions.h"
+#include "numerics/quotient.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -14,7 +14,7 @@
 #include "fuzz/buffers/value_rows.h"
 #include "fuzz/case/case_names.h"
 #include "fuzz/case/prng.h"
-#include "reference/conversions.h"
+#include "numerics/conversions.h"
 
 namespace qcheck {
 namespace {

@@ -1,5 +1,5 @@
 // The plugin door (include/qcheck/qcheck_plugin.h, fuzz/backends/plugin.h) with the host-memory
-// example plugins around the CPU model (capi/plugins/host_model_plugin.cc):
+// example plugins around the CPU model (ops/fused_q/plugins/host_model_plugin.cc):
 // loading and its refusals, the translation of a launch both ways, the
 // declared domain and its repair, an error status, and the verdict and
 // qcheck-replay through plugin:PATH.
@@ -11,12 +11,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "capi/plugins/plugin_args.h"
 #include "fuzz/backends/plugin.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/case/case_file.h"
 #include "fuzz/minimize/minimize.h"
 #include "fuzz/verdict/verdict.h"
+#include "ops/fused_q/plugins/plugin_args.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

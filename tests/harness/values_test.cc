@@ -11,8 +11,8 @@
 
 #include "fuzz/buffers/value_rows.h"
 #include "fuzz/verdict/verdict.h"
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

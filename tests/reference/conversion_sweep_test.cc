@@ -12,9 +12,9 @@
 #include <cstring>
 #include <vector>
 
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/simd_rows.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/simd_rows.h"
 #include "tests/reference/f32_sweep.h"
 #include "tests/reference/target_fixture.h"
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
 #include "tests/reference/f32_sweep.h"
 
 #if QCHECK_HAVE_CUDA_HEADERS

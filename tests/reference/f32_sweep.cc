@@ -6,7 +6,7 @@
 #include <cstring>
 #include <thread>
 
-#include "reference/float_bits.h"
+#include "numerics/float_bits.h"
 #include "tests/reference/row_values.h"
 
 #ifndef QCHECK_EXHAUSTIVE

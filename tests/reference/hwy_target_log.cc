@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "gtest/gtest.h"
-#include "reference/simd_rows.h"
+#include "numerics/simd_rows.h"
 
 namespace qcheck::test {
 namespace {

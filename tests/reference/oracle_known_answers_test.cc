@@ -13,8 +13,8 @@
 
 #include "fuzz/case/case.h"
 #include "gtest/gtest.h"
-#include "reference/float_bits.h"
-#include "reference/simd_rows.h"
+#include "numerics/float_bits.h"
+#include "numerics/simd_rows.h"
 #include "tests/reference/oracle_table_runs.h"
 #include "tests/reference/target_fixture.h"
 

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "fuzz/case/case.h"
-#include "reference/profile.h"
-#include "reference/row_ops.h"
-#include "reference/simd_rows.h"
+#include "numerics/profile.h"
+#include "numerics/row_ops.h"
+#include "numerics/simd_rows.h"
 #include "tests/reference/oracle_table_runs.h"
 #include "tests/reference/target_fixture.h"
 

@@ -5,7 +5,7 @@
 #include "fuzz/verdict/compare.h"
 #include "fuzz/verdict/report.h"
 #include "gtest/gtest.h"
-#include "reference/fused_q_oracle.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 #include "tests/reference/f32_sweep.h"
 
 namespace qcheck::test {

@@ -13,8 +13,8 @@
 
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/case/case.h"
-#include "reference/profile.h"
-#include "reference/row_ops.h"
+#include "numerics/profile.h"
+#include "numerics/row_ops.h"
 
 namespace qcheck::test {
 

@@ -1,4 +1,4 @@
-// Known answers for the rules the named profiles add (reference/profile.h):
+// Known answers for the rules the named profiles add (numerics/profile.h):
 // the quotients, div.full's 2-ulp bounds, the plain scale, the NaN that
 // propagates through amax, the pinned NaN of a quotient. Expected bits were
 // computed with numpy float32 arithmetic (IEEE, round to nearest even), not
@@ -10,11 +10,11 @@
 #include <limits>
 #include <string>
 
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/profile.h"
-#include "reference/quotient.h"
-#include "reference/ue8m0.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/profile.h"
+#include "numerics/quotient.h"
+#include "numerics/ue8m0.h"
 
 namespace qcheck {
 namespace {

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "reference/float_bits.h"
-#include "reference/rope.h"
-#include "reference/simd_rows.h"
+#include "numerics/float_bits.h"
+#include "numerics/rope.h"
+#include "numerics/simd_rows.h"
 #include "tests/reference/f32_sweep.h"
 #include "tests/reference/target_fixture.h"
 

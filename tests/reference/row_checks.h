@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "hwy/aligned_allocator.h"
-#include "reference/float_bits.h"
+#include "numerics/float_bits.h"
 #include "tests/reference/f32_sweep.h"
 
 namespace qcheck::test {

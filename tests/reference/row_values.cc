@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "fuzz/case/prng.h"
-#include "reference/float_bits.h"
+#include "numerics/float_bits.h"
 
 namespace qcheck::test {
 

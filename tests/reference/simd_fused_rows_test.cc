@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/profile.h"
-#include "reference/quotient.h"
-#include "reference/rope.h"
-#include "reference/simd_rows.h"
-#include "reference/ue8m0.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/profile.h"
+#include "numerics/quotient.h"
+#include "numerics/rope.h"
+#include "numerics/simd_rows.h"
+#include "numerics/ue8m0.h"
 #include "tests/reference/row_checks.h"
 #include "tests/reference/row_values.h"
 #include "tests/reference/target_fixture.h"

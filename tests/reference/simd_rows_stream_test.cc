@@ -1,4 +1,4 @@
-// store_rows_streaming (reference/simd_rows_stream.h) per Highway target: the
+// store_rows_streaming (numerics/simd_rows_stream.h) per Highway target: the
 // bytes it writes are those of a memcpy per row, and nothing else changes,
 // for row lengths around whole vectors, one row and several, rows back to
 // back (merged into one run) or with gaps, and every destination
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reference/simd_rows_stream.h"
+#include "numerics/simd_rows_stream.h"
 #include "tests/reference/row_values.h"
 #include "tests/reference/target_fixture.h"
 

@@ -15,14 +15,14 @@
 #include <utility>
 #include <vector>
 
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/rope.h"
-#include "reference/ue8m0.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/rope.h"
+#include "numerics/simd_rows.h"
+#include "numerics/ue8m0.h"
 #include "tests/reference/f32_sweep.h"
 #include "tests/reference/row_checks.h"
 #include "tests/reference/row_values.h"
-#include "reference/simd_rows.h"
 #include "tests/reference/target_fixture.h"
 
 namespace qcheck::test {

@@ -1,6 +1,6 @@
 // Per-target instantiation of SIMD tests (Highway's hwy_gtest.h): every
 // TEST_P of a suite derived from SimdTargetTest runs once per Highway target
-// that reference/simd_rows.cc compiled in and this CPU supports. The base
+// that numerics/simd_rows.cc compiled in and this CPU supports. The base
 // fixture mocks the supported set (hwy::SetSupportedTargetsForTest), so the
 // dispatching table simd_row_ops() reaches that target; SetUp checks that it
 // does, and the test name carries the target name (e.g. .../AVX2).
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "hwy/tests/hwy_gtest.h"
-#include "reference/row_ops.h"
-#include "reference/simd_rows.h"
+#include "numerics/row_ops.h"
+#include "numerics/simd_rows.h"
 
 namespace qcheck::test {
 

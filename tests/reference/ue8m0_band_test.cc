@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "reference/float_bits.h"
-#include "reference/ue8m0.h"
+#include "numerics/float_bits.h"
+#include "numerics/ue8m0.h"
 #include "tests/reference/f32_sweep.h"
 
 #ifndef QCHECK_EXHAUSTIVE

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "reference/conversions.h"
-#include "reference/float_bits.h"
-#include "reference/simd_rows.h"
-#include "reference/ue8m0.h"
+#include "numerics/conversions.h"
+#include "numerics/float_bits.h"
+#include "numerics/simd_rows.h"
+#include "numerics/ue8m0.h"
 #include "tests/reference/f32_sweep.h"
 #include "tests/reference/target_fixture.h"
 

@@ -12,10 +12,11 @@ build_probe(qcheck_room_probe_allowed result output)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "the allowed probe did not build:\n${output}")
 endif()
-message(STATUS "allowed: fuzz/case/case.h and reference/profile.h from the case room build")
+message(STATUS "allowed: fuzz/case/case.h, numerics/profile.h and ops/fused_q/oracle/fused_q_oracle.h "
+               "from the case room build")
 
-foreach(entry case_includes_verdict:fuzz/verdict/verdict.h reference_includes_harness:fuzz/case/case.h
-              kernels_include_harness:fuzz/buffers/tensors.h)
+foreach(entry case_includes_verdict:fuzz/verdict/verdict.h oracle_includes_harness:fuzz/case/case.h
+              kernels_include_harness:fuzz/buffers/tensors.h numerics_include_fused_q:ops/fused_q/args/fused_q_args.h)
   string(REPLACE ":" ";" parts ${entry})
   list(GET parts 0 probe)
   list(GET parts 1 header)

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "kernels/kernel_params.h"
+#include "ops/fused_q/kernels/kernel_params.h"
 #include "tools/bench/bench_launch.h"
 
 namespace qcheck::bench {

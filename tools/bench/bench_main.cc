@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/fused_q_launch.h"
+#include "ops/fused_q/kernels/fused_q_launch.h"
 #include "tools/bench/bench_launch.h"
 #include "tools/common/cli.h"
 

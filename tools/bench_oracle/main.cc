@@ -19,11 +19,11 @@
 #include "fuzz/verdict/compare.h"
 #include "fuzz/verdict/report.h"
 #include "fuzz/verdict/verdict.h"
-#include "reference/float_bits.h"
-#include "reference/fused_q_oracle.h"
-#include "reference/profile.h"
-#include "reference/row_ops.h"
-#include "reference/simd_rows.h"
+#include "numerics/float_bits.h"
+#include "numerics/profile.h"
+#include "numerics/row_ops.h"
+#include "numerics/simd_rows.h"
+#include "ops/fused_q/oracle/fused_q_oracle.h"
 #include "tools/common/cli.h"
 
 namespace qcheck::bench {

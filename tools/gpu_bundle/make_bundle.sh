@@ -126,14 +126,14 @@ find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 # The wheel (tools/wheel): `pip install DIR/wheel/qcheck-*.whl` on the host.
 "$repo/tools/wheel/make_wheel.sh" "$out/wheel" >/dev/null
 cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
-# The example plugins (capi/plugins) beside the libraries, and what a user
+# The example plugins (ops/fused_q/plugins, built in capi/plugins) beside the libraries, and what a user
 # needs to build one with nvcc alone.
 find "$build/capi/plugins" -maxdepth 1 \( -name 'libqcheck_*plugin*.so' -o -name 'libqcheck_mutant_*.so' \
   -o -name 'libqcheck_twin_*.so' \) \
   -exec cp {} "$out/lib/" \;
 mkdir -p "$out/plugins/nvcc_only" "$out/plugins/include/qcheck"
 cp "$repo/include/qcheck/qcheck_plugin.h" "$out/plugins/include/qcheck/"
-git -C "$repo" ls-files --cached --others --exclude-standard capi/plugins/nvcc_only | while read -r f; do cp "$repo/$f" "$out/plugins/nvcc_only/"; done
+git -C "$repo" ls-files --cached --others --exclude-standard ops/fused_q/plugins/nvcc_only | while read -r f; do cp "$repo/$f" "$out/plugins/nvcc_only/"; done
 
 # Shared libraries beyond glibc, libstdc++ and libgcc (present on any host).
 base='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.'

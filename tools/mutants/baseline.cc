@@ -5,7 +5,7 @@
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/verdict/compare.h"
 #include "fuzz/verdict/verdict.h"
-#include "reference/row_ops.h"
+#include "numerics/row_ops.h"
 
 namespace qcheck {
 namespace {

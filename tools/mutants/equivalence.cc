@@ -1,7 +1,7 @@
 #include "tools/mutants/equivalence.h"
 
-#include "capi/plugins/mutant_config.h"
 #include "fuzz/verdict/verdict.h"
+#include "ops/fused_q/plugins/mutant_config.h"
 
 namespace qcheck::mutants {
 namespace {

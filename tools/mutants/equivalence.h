@@ -32,7 +32,7 @@ const std::vector<EquivalenceCheck>& equivalence_checks();
 // caches; on the fp8 and bf16 packed paths, NeoX and interleaved indexers,
 // vector and element loads, q_scale 1 (a multiply) and 0.37 (a division),
 // in each of the five configurations a planted-bug plugin runs
-// (capi/plugins/mutant_config.h). 240 cases of 127 tokens.
+// (ops/fused_q/plugins/mutant_config.h). 240 cases of 127 tokens.
 std::vector<Case> negative_nan_cases();
 
 struct EquivalenceResult {

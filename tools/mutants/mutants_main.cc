@@ -42,8 +42,8 @@
 
 #include "fuzz/case/tensor_plan.h"
 #include "fuzz/minimize/minimize.h"
-#include "tools/mutants/mutants.h"
 #include "tools/common/cli.h"
+#include "tools/mutants/mutants.h"
 
 namespace {
 
@@ -84,8 +84,8 @@ struct Settings {
 
 std::string source_file(const std::string& backend) {
   if (backend.rfind("cpu-model", 0) == 0) return "fuzz/backends/cpu_model.cc";
-  if (backend.rfind("cuda-legacy", 0) == 0) return "kernels/legacy_kernel.cu";
-  if (backend.rfind("cuda-", 0) == 0) return "kernels/blocked_kernel.cu";
+  if (backend.rfind("cuda-legacy", 0) == 0) return "ops/fused_q/kernels/legacy_kernel.cu";
+  if (backend.rfind("cuda-", 0) == 0) return "ops/fused_q/kernels/blocked_kernel.cu";
   return "fuzz/backends/backends.cc";
 }
 
