@@ -4,7 +4,7 @@
 //   cpu-scalar, cpu-simd        the oracle itself (scalar or Highway rows),
 //                               following the verdict's profile
 //   cpu-model[-bug-...]         the CPU model of the blocked kernel and its
-//                               planted bugs (fuzz/backends/cpu_model.h), profile qcheck
+//                               planted bugs (ops/fused_q/cpu_model/cpu_model.h), profile qcheck
 //   cuda-legacy, cuda-blocked   the CUDA kernels (ops/fused_q/kernels/fused_q_launch.h),
 //   cuda-blocked-bug-tail       profile qcheck; the last has a planted bug
 //   cpu-bug-crash, cpu-bug-hang planted faults: on cases with T % 16 == 7 the

@@ -14,7 +14,7 @@
 #include "numerics/row_ops.h"
 #include "ops/fused_q/oracle/fused_q_oracle.h"
 #ifdef QCHECK_HAVE_CPU_MODEL
-#include "fuzz/backends/cpu_model.h"
+#include "ops/fused_q/cpu_model/cpu_model.h"
 #endif
 
 namespace qcheck {

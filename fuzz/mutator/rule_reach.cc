@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <functional>
 
-#include "fuzz/backends/cpu_model.h"
+#include "ops/fused_q/cpu_model/cpu_model.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/verdict/compare.h"
 #include "numerics/conversions.h"

@@ -3,7 +3,7 @@
 // changes the output, the oracle (or the CPU model) with the variant against
 // the oracle with the right rule. A variant is a profile change (a
 // contraction pattern, the amax NaN rule) or a CPU-model variant
-// (fuzz/backends/cpu_model.h: ties away from zero, an all-NaN row's scale).
+// (ops/fused_q/cpu_model/cpu_model.h: ties away from zero, an all-NaN row's scale).
 // qcheck-rules prints the counts over N generated cases; tests assert that
 // the recipes aimed at a rule make it decide outputs.
 #pragma once

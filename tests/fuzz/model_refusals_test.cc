@@ -3,7 +3,7 @@
 //
 // Through run_verdict the oracle (and validate_case before it) refuses such a
 // launch before any backend runs, and tests/harness covers those refusals of
-// the Case. What is left is the model's own contract (fuzz/backends/cpu_model.h): it
+// the Case. What is left is the model's own contract (ops/fused_q/cpu_model/cpu_model.h): it
 // validates first, with the oracle's checks. So these tests take the harness's
 // tensors and launch arguments for a valid Case, break the arguments the way
 // a caller could, and call the model directly; one goes through the backend
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "fuzz/backends/backend.h"
-#include "fuzz/backends/cpu_model.h"
+#include "ops/fused_q/cpu_model/cpu_model.h"
 #include "fuzz/buffers/tensors.h"
 #include "numerics/profile.h"
 #include "numerics/row_ops.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/backends/cpu_model.h"
+#include "ops/fused_q/cpu_model/cpu_model.h"
 #include "fuzz/verdict/verdict.h"
 #include "numerics/float_bits.h"
 #include "tests/fuzz/model_cases.h"

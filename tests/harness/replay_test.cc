@@ -72,7 +72,7 @@ TEST(Replay, PassExitsZero) {
 
 TEST(Replay, MismatchExitsOneWithAPlantedBug) {
 #ifndef QCHECK_HAVE_CPU_MODEL
-  GTEST_SKIP() << "fuzz/backends/cpu_model.cc is not built: no planted-bug CPU backend";
+  GTEST_SKIP() << "ops/fused_q/cpu_model/cpu_model.cc is not built: no planted-bug CPU backend";
 #endif
   Case c = test::small_case();  // bf16 packed: truncation shows in the rope tail
   const std::string path = write_case("mismatch.json", c, CaseForm::kJson);
@@ -91,7 +91,7 @@ TEST(Replay, MismatchExitsOneWithAPlantedBug) {
 // the entry that covers a failure, and the JSON carries group and entry.
 TEST(Replay, DomainAndKnownBugFiles) {
 #ifndef QCHECK_HAVE_CPU_MODEL
-  GTEST_SKIP() << "fuzz/backends/cpu_model.cc is not built: no planted-bug CPU backend";
+  GTEST_SKIP() << "ops/fused_q/cpu_model/cpu_model.cc is not built: no planted-bug CPU backend";
 #endif
   const std::string path = write_case("case.json", test::small_case(), CaseForm::kJson);
   const std::string domain = temp_path("domain.json"), known = temp_path("known.json");

@@ -83,7 +83,7 @@ struct Settings {
 };
 
 std::string source_file(const std::string& backend) {
-  if (backend.rfind("cpu-model", 0) == 0) return "fuzz/backends/cpu_model.cc";
+  if (backend.rfind("cpu-model", 0) == 0) return "ops/fused_q/cpu_model/cpu_model.cc";
   if (backend.rfind("cuda-legacy", 0) == 0) return "ops/fused_q/kernels/legacy_kernel.cu";
   if (backend.rfind("cuda-", 0) == 0) return "ops/fused_q/kernels/blocked_kernel.cu";
   return "fuzz/backends/backends.cc";

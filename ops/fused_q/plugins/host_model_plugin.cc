@@ -1,5 +1,5 @@
 // A host-memory plugin around the CPU model of the blocked kernel
-// (fuzz/backends/cpu_model.h): the plugin door exercised on a machine without a GPU
+// (ops/fused_q/cpu_model/cpu_model.h): the plugin door exercised on a machine without a GPU
 // (CI). One source, four libraries, chosen by QCHECK_HOST_PLUGIN_VARIANT:
 //   correct   the model as it is, every case
 //   bug       the model with NeoX and interleaved swapped in the indexer
@@ -14,7 +14,7 @@
 //             when loaded, naming both versions)
 #include <string>
 
-#include "fuzz/backends/cpu_model.h"
+#include "ops/fused_q/cpu_model/cpu_model.h"
 #include "ops/fused_q/plugins/plugin_args.h"
 
 #ifndef QCHECK_HOST_PLUGIN_VARIANT

@@ -21,7 +21,7 @@
 //
 // Built with -ffp-contract=off like numerics/ (no a*b+c is written here, but
 // the products below must stay single roundings).
-#include "fuzz/backends/cpu_model.h"
+#include "ops/fused_q/cpu_model/cpu_model.h"
 
 #include <algorithm>
 #include <cmath>

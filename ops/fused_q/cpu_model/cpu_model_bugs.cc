@@ -1,7 +1,7 @@
 // The CPU model's planted-bug catalogue: each bug's backend name and what it
 // plants (the model in cpu_model.cc asks for one with planted(bug)). A new
 // bug is an enum value (cpu_model.h) and its entry here.
-#include "fuzz/backends/cpu_model.h"
+#include "ops/fused_q/cpu_model/cpu_model.h"
 
 namespace qcheck {
 
