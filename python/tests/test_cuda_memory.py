@@ -31,26 +31,24 @@ if not torch.cuda.is_available():
 
 LEAVE = 512 << 20  # what the hog leaves free: room for the case, not for the kernel's 1 GiB
 HOG = textwrap.dedent("""
-    import fcntl, os, sys, time, torch
+    import fcntl, sys, time, torch
     from qcheck.parallel.gpu_ledger import Ledger, device_key, device_memory
     folder, hold, marker, through_ledger = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
     leave, until_alone = int(sys.argv[5]), sys.argv[6] == "1"
-    def a_run_alone_waits(turnstile):
-        try:
-            fcntl.flock(turnstile, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
+    def a_run_alone_waits(ledger):
+        # (a run alone holds the turnstile exclusively: the ledger's own shared try fails)
+        if not ledger._try_lock("turnstile", fcntl.LOCK_SH):
             return True
-        fcntl.flock(turnstile, fcntl.LOCK_UN)
+        ledger._unlock("turnstile")
         return False
-    def hog():
+    def hog(ledger=None):
         free, _ = torch.cuda.mem_get_info()
         held = torch.empty(free - leave, dtype=torch.uint8, device="cuda")
         torch.cuda.synchronize()
         open(marker, "w").write("in")
-        end = time.monotonic() + hold
-        if until_alone:  # (its own open file: a lock of its own)
-            turnstile = os.open(os.path.join(folder, device_key("cuda") + ".turnstile"), os.O_RDWR | os.O_CREAT)
-            while time.monotonic() < end and not a_run_alone_waits(turnstile):
+        if until_alone:
+            end = time.monotonic() + hold
+            while time.monotonic() < end and not a_run_alone_waits(ledger):
                 time.sleep(0.05)
             time.sleep(1.0)  # (a wait the retry's time shows)
         else:
@@ -58,8 +56,9 @@ HOG = textwrap.dedent("""
         del held
         torch.cuda.empty_cache()  # (back to the device before the ledger lets the retry in)
     if through_ledger:
-        with Ledger(folder, device_key("cuda"), device_memory("cuda")).admit(1000):
-            hog()
+        ledger = Ledger(folder, device_key("cuda"), device_memory("cuda"))
+        with ledger.admit(1000):
+            hog(ledger)
     else:
         hog()
 """)
