@@ -18,7 +18,17 @@ DTYPE_NAMES = {_capi.DTYPE_INT64: "int64", _capi.DTYPE_F32: "float32", _capi.DTY
 
 def plan(case):
     """(buffers, tensors, aliased): the case's guarded allocations and the
-    tensors as views into them (include/qcheck/qcheck.h, qcheck_plan_*)."""
+    tensors as views into them (include/qcheck/qcheck.h, qcheck_plan_*).
+    A case never changes, so its plan is asked for once and kept on it (an
+    execution needs it for the memory rules and for each run); callers
+    only read it."""
+    kept = getattr(case, "_plan", None)
+    if kept is None:
+        kept = case._plan = _plan(case)
+    return kept
+
+
+def _plan(case):
     count = ctypes.c_size_t(0)
     _capi.call("qcheck_plan_buffers", case._handle, None, 0, ctypes.byref(count))
     buffers = (_capi.BufferInfo * count.value)()
