@@ -44,13 +44,14 @@ def _plan(case):
     return list(buffers), list(tensors), bool(aliased.value)
 
 
-def host_buffers(case, poison=0, expected_profile=None, buffers=None):
+def host_buffers(case, poison=0, expected_profile=None, buffers=None, into=None):
     """The allocations as numpy uint8 arrays, filled as a run starts (or, with
     expected_profile, holding the oracle's outputs). `buffers`: the plan's
-    buffers when the caller has them already."""
+    buffers when the caller has them already; `into`: arrays of the
+    allocations' sizes to fill (default: new ones)."""
     if buffers is None:
         buffers, _, _ = plan(case)
-    raw = [np.zeros(b.bytes, dtype=np.uint8) for b in buffers]
+    raw = into if into is not None else [np.zeros(b.bytes, dtype=np.uint8) for b in buffers]
     pointers = pointer_array(raw)
     if expected_profile is None:
         _capi.call("qcheck_fill_buffers", case._handle, poison, pointers, len(raw))
@@ -87,6 +88,25 @@ class Tensors(dict):
         return host
 
 
+def _views(case, infos):
+    """[(name, info, shape, strides)] of the plan's tensors, read out of the
+    ctypes structs once per case (kept on it, as its plan)."""
+    kept = getattr(case, "_views", None)
+    if kept is None:
+        kept = case._views = [(info.name.decode(), info, tuple(info.shape[:info.ndim]),
+                               tuple(info.strides[:info.ndim])) for info in infos]
+    return kept
+
+
+def _scalars(case):
+    """(q_scale, softmax_scale, head_scale) as Python floats, once per case."""
+    kept = getattr(case, "_scalars", None)
+    if kept is None:
+        fields = case.fields
+        kept = case._scalars = tuple(_fp32(fields[k]) for k in ("q_scale", "softmax_scale", "head_scale"))
+    return kept
+
+
 def _fp32(field):
     return float(np.array([int(field, 16)], dtype=np.uint32).view(np.float32)[0])
 
@@ -96,32 +116,29 @@ def make_tensors(case, poison, device, expected_profile=None, phases=None):
     the seconds spent are added to its "inputs" and "transfers"."""
     start = time.monotonic()
     buffers, infos, aliased = plan(case)
-    host = host_buffers(case, poison, expected_profile, buffers)
-    built = copied = time.monotonic()
     t = Tensors()
     t.case, t.poison, t.device, t.aliased = case, poison, device, aliased
     t.info = {}
     if device is None:
-        t.raw = host
+        t.raw = host_buffers(case, poison, expected_profile, buffers)
+        built = copied = time.monotonic()
     else:
         import torch
         # Every allocation in one device block (each at a 256-byte boundary,
-        # as cudaMalloc gives): one copy each way instead of one per tensor.
+        # as cudaMalloc gives): filled in place in one host block, one copy
+        # each way instead of one per tensor.
         t.spans, end = [], 0
-        for h in host:
-            t.spans.append((end, h.size))
-            end = (end + h.size + 255) // 256 * 256
+        for b in buffers:
+            t.spans.append((end, b.bytes))
+            end = (end + b.bytes + 255) // 256 * 256
         staged = np.zeros(max(end, 1), dtype=np.uint8)
-        for (o, n), h in zip(t.spans, host):
-            staged[o:o + n] = h
+        host_buffers(case, poison, expected_profile, buffers, into=[staged[o:o + n] for o, n in t.spans])
+        built = time.monotonic()
         t.block = torch.from_numpy(staged).to(device)
         t.raw = [t.block[o:o + n] for o, n in t.spans]
         copied = time.monotonic()
-    for info in infos:
-        name = info.name.decode()
+    for name, info, shape, strides in _views(case, infos):
         t.info[name] = info
-        shape = tuple(info.shape[:info.ndim])
-        strides = tuple(info.strides[:info.ndim])
         if device is None:
             dtype = np.dtype(_NUMPY[info.dtype])
             t[name] = np.ndarray(shape, dtype=dtype, buffer=t.raw[info.buffer], offset=info.offset_bytes,
@@ -133,10 +150,7 @@ def make_tensors(case, poison, device, expected_profile=None, phases=None):
             size = typed.element_size()
             # as_strided's offset counts from the start of the storage (the block).
             t[name] = torch.as_strided(typed, shape, strides, typed.storage_offset() + info.offset_bytes // size)
-    fields = case.fields
-    t.q_scale = _fp32(fields["q_scale"])
-    t.softmax_scale = _fp32(fields["softmax_scale"])
-    t.head_scale = _fp32(fields["head_scale"])
+    t.q_scale, t.softmax_scale, t.head_scale = _scalars(case)
     if phases is not None:  # (the numpy path copies nothing: its transfers stay 0)
         phases["inputs"] += (built - start) + (time.monotonic() - copied)
         phases["transfers"] += copied - built
