@@ -147,16 +147,21 @@ fi
 # The CUDA backends of this build that are real targets (planted bugs left out).
 mapfile -t cuda_backends < <("$here/bin/qcheck-replay" --list-backends | awk '$1 ~ /^cuda-/ && $2 == "target" {print $1}')
 
-# 2. Every test binary.
+# The GPU test binaries the sanitizer step runs (read apart from step 2, so
+# that the sanitizers run in a call that skips the tests). Planted-bug
+# binaries stay out: their kernels make the out-of-bounds accesses the
+# sanitizers are there to report.
 gpu_binaries=()
+while IFS=$'\t' read -r name labels; do
+  [[ -n "$name" && ",$labels," == *,gpu,* && "$name" != *planted* && "$name" != *_replay ]] && gpu_binaries+=("$name")
+done <"$here/tests/manifest.tsv"
+
+# 2. Every test binary.
 if [[ "$skip" == *" tests "* ]]; then
   record "test binaries and replays" SKIP "QCHECK_GATE_SKIP"
 else
   while IFS=$'\t' read -r name labels; do
     [[ -n "$name" ]] || continue
-    # Planted-bug binaries stay out of the sanitizer passes: their kernels
-    # make the out-of-bounds accesses the sanitizers are there to report.
-    [[ ",$labels," == *,gpu,* && "$name" != *planted* ]] && gpu_binaries+=("$name")
     log="$logdir/test-$name.log"
     start=$(date +%s)
     if [[ "$name" == *_replay ]]; then
@@ -220,6 +225,8 @@ if [[ "$skip" == *" sanitizers "* ]]; then
   record "compute-sanitizer" SKIP "QCHECK_GATE_SKIP"
 elif ! command -v compute-sanitizer >/dev/null; then
   record "compute-sanitizer" FAIL "compute-sanitizer is not on PATH"
+elif [[ ${#gpu_binaries[@]} -eq 0 ]]; then
+  record "compute-sanitizer" FAIL "tests/manifest.tsv lists no gpu test binary"
 else
   for tool in memcheck racecheck initcheck synccheck; do
     for name in "${gpu_binaries[@]}"; do
