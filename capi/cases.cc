@@ -10,6 +10,7 @@
 #include "fuzz/mutator/case_mutator.h"
 #include "fuzz/mutator/compile_key.h"
 #include "numerics/profile.h"
+#include "ops/registry/registry.h"
 
 using namespace qcheck::capi;
 
@@ -186,6 +187,12 @@ qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed) {
   std::string names;
   for (const std::string& n : qcheck::profile_names()) names += (names.empty() ? "" : ",") + n;
   return copy_text(names, out, capacity, needed);
+}
+
+qcheck_status qcheck_ops_json(char* out, size_t capacity, size_t* needed) {
+  std::string list = "[";
+  for (const qcheck::Op* op : qcheck::all_ops()) list += (list.size() > 1 ? "," : "") + qcheck::vocabulary_json(*op);
+  return copy_text(list + "]", out, capacity, needed);
 }
 
 }  // extern "C"

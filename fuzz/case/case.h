@@ -86,6 +86,12 @@ struct ValueEdit {
 };
 
 // Harness limits on top of the launch limits of validate_fused_q_args.
+// The op this case form holds, and the version of its fields: a JSON case
+// may name them ("op", "schema"; absent: this op, schema 1), and the
+// registry lists the op by this name (ops/fused_q/op.h).
+constexpr const char* kCaseOp = "fused_q";
+constexpr uint16_t kCaseSchema = 1;
+
 struct CaseLimits {
   static constexpr int64_t kMaxTokens = int64_t(1) << 24;
   static constexpr int64_t kMaxCacheRows = int64_t(1) << 26;

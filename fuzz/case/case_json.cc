@@ -228,6 +228,22 @@ std::string case_from_json(const std::string& text, Case* out) {
     return std::string("not valid JSON: ") + e.what();
   }
   if (!json.is_object()) return "a JSON case must be an object ({...})";
+  // "op" and "schema" say which op's case this is; this form holds one
+  // (kCaseOp, schema kCaseSchema), so they are checked and set aside.
+  if (const auto op = json.find("op"); op != json.end()) {
+    if (!op->is_string() || op->get<std::string>() != kCaseOp) {
+      return "field op = " + op->dump() + " is not " + Json(kCaseOp).dump() +
+             ", the op this build's cases hold (python -m qcheck ops lists the ops)";
+    }
+    json.erase("op");
+  }
+  if (const auto schema = json.find("schema"); schema != json.end()) {
+    if (!schema->is_number_unsigned() || schema->get<uint64_t>() != kCaseSchema) {
+      return "field schema = " + schema->dump() + " is not " + std::to_string(kCaseSchema) + ", the schema of " +
+             kCaseOp + "'s fields this build reads";
+    }
+    json.erase("schema");
+  }
   Case c;
   Reader reader(json);
   visit_case_fields(c, reader);

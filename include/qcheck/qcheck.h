@@ -25,7 +25,9 @@
 extern "C" {
 #endif
 
-#define QCHECK_API_VERSION 4u
+/* Versions only add functions: a caller built against version N works with
+ * every library of version N or later. 5 added qcheck_ops_json. */
+#define QCHECK_API_VERSION 5u
 
 /* The exit codes of qcheck-replay: pass, mismatch, invalid input, runtime error. */
 typedef enum {
@@ -35,7 +37,7 @@ typedef enum {
   QCHECK_RUNTIME_ERROR = 3
 } qcheck_status;
 
-/* QCHECK_API_VERSION of the library (a caller checks it against its header's). */
+/* QCHECK_API_VERSION of the library (a caller checks it is at least its header's). */
 uint32_t qcheck_api_version(void);
 /* The project's version ("0.4.0"), as the tools' --version print it. */
 const char* qcheck_version(void);
@@ -321,6 +323,13 @@ void qcheck_known_free(qcheck_known* k);
 
 /* The names of the known profiles, comma-separated. */
 qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed);
+
+/* Since version 5. The ops of the family this library knows, as a JSON list:
+ * per op {"op", "schema", "description", "fields": [{"name", "kind",
+ * "required", "choices" (enumerations), "default"}], "tensors": [{"name",
+ * "role", "dtypes", "shape", "when"}], "parts", "profiles"}. The cases of
+ * the functions above are fused_q's. */
+qcheck_status qcheck_ops_json(char* out, size_t capacity, size_t* needed);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
-"""qcheck: bit-exact checks of fused_q kernels (DeepSeek Sparse Attention's
-query preparation) from Python. Pure Python over libqcheck (ctypes): nothing
-to compile; numpy always, torch where it is installed.
+"""qcheck: bit-exact checks of the kernels that prepare DeepSeek Sparse
+Attention's inputs (fused_q today: qcheck.ops() lists the ops) from Python.
+Pure Python over libqcheck (ctypes): nothing to compile; numpy always,
+torch where it is installed.
 
     case = qcheck.Case.from_seed(1, size="tiny")
     tensors = case.numpy_inputs()        # or case.torch_inputs(device="cuda")
@@ -32,6 +33,7 @@ from .model.known import Known
 from .model.tensors import Tensors
 from .model.verdict import Against, Verdict, against, check, expected, run
 from .model.plugin import Plugin
+from .model.ops import Op, ops
 from .reports.result import FuzzResult
 from .fuzzing.loop import fuzz
 from .fuzzing.minimize import Minimized, minimize
@@ -50,6 +52,6 @@ def profiles():
     return _capi.text("qcheck_profile_names").split(",")
 
 
-__all__ = ["__version__", "API_VERSION", "Against", "Case", "Domain", "FuzzResult", "Known", "Minimized", "Plugin", "QcheckError", "Tensors",
+__all__ = ["__version__", "API_VERSION", "Against", "Case", "Domain", "FuzzResult", "Known", "Minimized", "Op", "Plugin", "QcheckError", "Tensors",
            "Verdict", "against", "assert_passes", "check", "expected", "fuzz", "kernel", "library_path", "minimize",
-           "profiles", "run"]
+           "ops", "profiles", "run"]

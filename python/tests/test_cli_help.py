@@ -44,7 +44,7 @@ def undocumented(top):
 
 def test_every_argument_of_every_subcommand_has_help_and_says_its_default():
     top = parser()
-    assert [name for name, _ in subcommands(top)] == ["python -m qcheck", "campaign", "fuzz", "replay"]
+    assert [name for name, _ in subcommands(top)] == ["python -m qcheck", "campaign", "fuzz", "ops", "replay"]
     assert undocumented(top) == []
 
 

@@ -32,12 +32,21 @@
 #   qcheck      the front door there: `qcheck fuzz [--mode=pr|batch] [MINUTES]`
 #               (the campaign, run_campaign.sh; also run_fuzz.sh MINUTES) and
 #               `qcheck test LOGDIR` (the gate, run_gpu_gate.sh LOGDIR)
-# usage: tools/gpu_bundle/make_bundle.sh [OUTDIR]   (default: <repo>/bundle)
+# With --fuzz-only, a bundle for the campaign and the Python door alone:
+# bin/ (the three libFuzzer targets, qcheck-replay, qcheck-minimize), lib/
+# (libqcheck.so and what they load), python/ (package and examples), corpus/
+# and the scripts; no test binaries, catalogue, plugins or wheel, so it builds
+# in a fraction of the time (built in build-bundle-fuzz-only; its `qcheck test`
+# says it has no gate).
+# usage: tools/gpu_bundle/make_bundle.sh [--fuzz-only] [OUTDIR]   (default: <repo>/bundle)
 set -euo pipefail
 
+fuzz_only=0
+if [[ "${1:-}" == --fuzz-only ]]; then fuzz_only=1; shift; fi
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=${1:-$repo/bundle}
 build=$repo/build-bundle
+((fuzz_only)) && build=$repo/build-bundle-fuzz-only
 jobs=${QCHECK_BUNDLE_JOBS:-2}
 
 say() { printf 'make_bundle: %s\n' "$*"; }
@@ -49,12 +58,16 @@ say "configuring $build (Release, CUDA on, g++)"
 cmake -S "$repo" -B "$build" \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
-  -DQCHECK_CUDA=ON -DQCHECK_FUZZ=OFF -DQCHECK_SANITIZE=OFF -DQCHECK_EXHAUSTIVE=ON -DQCHECK_MUTANT_KERNELS=ON \
+  -DQCHECK_CUDA=ON -DQCHECK_FUZZ=OFF -DQCHECK_SANITIZE=OFF -DQCHECK_EXHAUSTIVE=ON \
+  -DQCHECK_MUTANT_KERNELS=$((fuzz_only ? 0 : 1)) \
   -DCMAKE_CUDA_ARCHITECTURES=90-real \
   '-DCMAKE_BUILD_RPATH=$ORIGIN/../lib' >"$build/qcheck-configure.log" 2>&1 ||
   { cat "$build/qcheck-configure.log"; exit 1; }
 say "building with -j$jobs"
-cmake --build "$build" -j "$jobs" >"$build/qcheck-build.log" 2>&1 || { tail -50 "$build/qcheck-build.log"; exit 1; }
+targets=()
+((fuzz_only)) && targets=(--target qcheck qcheck-replay qcheck-minimize)
+cmake --build "$build" -j "$jobs" "${targets[@]}" >"$build/qcheck-build.log" 2>&1 ||
+  { tail -50 "$build/qcheck-build.log"; exit 1; }
 
 fuzz_build=$repo/build-bundle-fuzz
 say "configuring $fuzz_build (preset fuzz-gpu: clang, libFuzzer, CUDA, no sanitizer)"
@@ -66,7 +79,9 @@ cmake --build "$fuzz_build" -j "$jobs" --target fused_q_fuzzer numerics_fuzzer c
 
 rm -rf "$out"
 mkdir -p "$out/tests" "$out/bin" "$out/lib"
+: >"$out/tests/manifest.tsv"
 
+if ((fuzz_only == 0)); then
 # Test binaries and their labels, from ctest's own listing of the build tree.
 (cd "$build" && ctest --show-only=json-v1) | python3 -c '
 import json, os, sys
@@ -94,13 +109,13 @@ while IFS= read -r exe; do
   grep -qF "$exe	" "$build/bundle-tests.tsv" || printf '%s\t%s\n' "$exe" "unlabelled" >>"$build/bundle-tests.tsv"
 done < <(find "$build/tests" -type f -perm -u+x -name '*_test' ! -name 'qcheck_generated_regression_test' | sort)
 
-: >"$out/tests/manifest.tsv"
 while IFS=$'\t' read -r exe tags; do
   name=$(basename "$exe")
   if [[ -e "$out/tests/$name" ]]; then say "two test binaries are named $name"; exit 1; fi
   cp "$exe" "$out/tests/$name"
   printf '%s\t%s\n' "$name" "$tags" >>"$out/tests/manifest.tsv"
 done <"$build/bundle-tests.tsv"
+fi
 
 find "$build" -type f -perm -u+x -name 'qcheck-*' ! -path '*/CMakeFiles/*' -exec cp {} "$out/bin/" \;
 for t in fused_q numerics case_decode; do cp "$fuzz_build/fuzz/targets/${t}_fuzzer" "$out/bin/"; done
@@ -113,6 +128,8 @@ cp "$repo/python/README.md" "$out/python/"
 # the tracked files only.
 mkdir -p "$out/python/examples"
 git -C "$repo" ls-files python/examples | while read -r f; do cp "$repo/$f" "$out/python/examples/"; done
+cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
+if ((fuzz_only == 0)); then
 # The package's tests: the gate runs them with this host's torch.
 mkdir -p "$out/python/tests"
 git -C "$repo" ls-files python/tests | while read -r f; do cp "$repo/$f" "$out/python/tests/"; done
@@ -122,10 +139,8 @@ git -C "$repo" ls-files python/tests | while read -r f; do cp "$repo/$f" "$out/p
 env -u QCHECK_TEST_WHEELS "$repo/tests/with_test_deps.sh" "$build/test-deps" true
 mkdir -p "$out/python/test-wheels"
 cp "$build/test-deps/wheels/"*.whl "$out/python/test-wheels/"
-find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 # The wheel (tools/wheel): `pip install DIR/wheel/qcheck-*.whl` on the host.
 "$repo/tools/wheel/make_wheel.sh" "$out/wheel" >/dev/null
-cp "$repo/fuzz/targets/fused_q.dict" "$out/bin/"
 # The example plugins (ops/fused_q/plugins, built in capi/plugins) beside the libraries, and what a user
 # needs to build one with nvcc alone.
 find "$build/capi/plugins" -maxdepth 1 \( -name 'libqcheck_*plugin*.so' -o -name 'libqcheck_mutant_*.so' \
@@ -134,6 +149,8 @@ find "$build/capi/plugins" -maxdepth 1 \( -name 'libqcheck_*plugin*.so' -o -name
 mkdir -p "$out/plugins/nvcc_only" "$out/plugins/include/qcheck"
 cp "$repo/include/qcheck/qcheck_plugin.h" "$out/plugins/include/qcheck/"
 git -C "$repo" ls-files --cached --others --exclude-standard ops/fused_q/plugins/nvcc_only | while read -r f; do cp "$repo/$f" "$out/plugins/nvcc_only/"; done
+fi
+find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 
 # Shared libraries beyond glibc, libstdc++ and libgcc (present on any host).
 base='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.'
@@ -165,7 +182,10 @@ done
 } >"$out/build-info.txt"
 
 tests_count=$(wc -l <"$out/tests/manifest.tsv")
+((fuzz_only)) && echo "fuzz only: the campaign and the Python door, no gate (make_bundle.sh --fuzz-only)" \
+  >>"$out/build-info.txt"
 tar czf "$out/tests.tar.gz" -C "$out" tests && rm -rf "$out/tests"
+((fuzz_only)) && rm "$out/tests.tar.gz"
 size=$(du -sb "$out" | cut -f1)
 say "bundle $out: $tests_count test binaries (tests.tar.gz), $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
 # The device host takes at most 64 MiB per transfer; 4 MiB stay for what

@@ -1,6 +1,7 @@
 """python -m qcheck fuzz TARGET [options]
 python -m qcheck replay CASE TARGET [--against TARGET2] [options]
 python -m qcheck campaign [--ray [ADDRESS]] [--bin DIR] [--corpus DIR] [--mode M] [--known FILE] [MINUTES]
+python -m qcheck ops [--json]
 
 TARGET is MODULE:FUNCTION or FILE.py:FUNCTION, an adapter (python/README.md,
 "The adapter contract": the module is imported, the current folder on the
@@ -17,6 +18,8 @@ kernel a domain (qcheck.Domain's JSON form) where it declares none.
 campaign runs the C++ fuzz campaign (tools/fuzz_campaign/run_campaign.sh) of
 the repository or GPU bundle this package lies in; --ray puts its workers on
 a Ray cluster (ADDRESS, or a Ray instance of the run's own on this host).
+ops prints each op libqcheck knows with its tensors, fields, parts and
+profiles (--json: the C API's qcheck_ops_json list).
 """
 
 import argparse
@@ -161,7 +164,7 @@ def _replay_arguments(r):
 
 
 def parser():
-    """python -m qcheck's command line: the fuzz, replay and campaign subcommands."""
+    """python -m qcheck's command line: the fuzz, replay, campaign and ops subcommands."""
     top = argparse.ArgumentParser(prog="python -m qcheck", description="qcheck's command line: fuzz a kernel, "
                                   "replay a case on it, or run the C++ fuzz campaign (SUBCOMMAND --help for each)")
     sub = top.add_subparsers(dest="command", required=True)
@@ -171,7 +174,29 @@ def parser():
     _replay_arguments(sub.add_parser("replay", help="run one case file through an adapter",
                                      description="run one case file through an adapter; exit 0 pass, 1 mismatch, "
                                                  "2 invalid input, 3 runtime error"))
+    _ops_arguments(sub.add_parser("ops", help="list the ops with their tensors, fields and profiles",
+                                  description="each op libqcheck knows: its tensors, fields, parts and profiles"))
     return top
+
+
+def _ops_arguments(p):
+    p.add_argument("--json", action="store_true", help="print the list as JSON, one object per op (default: text)")
+
+
+def list_ops(argv):
+    """python -m qcheck ops: every op with its vocabulary, as text or JSON."""
+    import json
+    from ..model.ops import ops
+    p = argparse.ArgumentParser(prog="python -m qcheck ops",
+                                description="each op libqcheck knows: its tensors, fields, parts and profiles")
+    _ops_arguments(p)
+    args = p.parse_args(argv)
+    known = ops().values()
+    if args.json:
+        print(json.dumps([o.to_json() for o in known], indent=1))
+    else:
+        print("\n\n".join(o.describe() for o in known))
+    return 0
 
 
 def campaign(argv):
@@ -209,6 +234,8 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["campaign"]:
         return campaign(argv[1:])
+    if argv[:1] == ["ops"]:
+        return list_ops(argv[1:])
     args = parser().parse_args(argv)
     try:
         kernel = adapter(args.target)

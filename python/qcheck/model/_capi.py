@@ -5,7 +5,7 @@ import ctypes
 import os
 from pathlib import Path
 
-API_VERSION = 4
+API_VERSION = 5  # the C API's versions only add functions: a newer library serves this package
 
 OK, MISMATCH, INVALID_INPUT, RUNTIME_ERROR = 0, 1, 2, 3
 DTYPE_INT64, DTYPE_F32, DTYPE_BF16, DTYPE_E4M3 = 0, 1, 2, 3
@@ -67,8 +67,8 @@ def _load():
         raise ImportError("libqcheck.so not found (tried " + ", ".join(tried) +
                           "): set QCHECK_LIBRARY, or build it with cmake --build --preset default")
     version = lib.qcheck_api_version()
-    if version != API_VERSION:
-        raise ImportError(f"libqcheck at {path} has API version {version}, this package speaks {API_VERSION}")
+    if version < API_VERSION:
+        raise ImportError(f"libqcheck at {path} has API version {version}, this package needs {API_VERSION} or later")
     return lib, path
 
 
@@ -116,6 +116,7 @@ _signatures = {
     "qcheck_verdict_text": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_verdict_json": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_profile_names": [ctypes.c_char_p, _S, ctypes.POINTER(_S)],
+    "qcheck_ops_json": [ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_case_bins": [_P, ctypes.c_char_p, ctypes.c_char_p, _S, ctypes.POINTER(_S)] + _MSG,
     "qcheck_verdict_bins": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_bin_name": [_S, ctypes.c_char_p, _S, ctypes.POINTER(_S)],

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 from . import _capi
+from .ops import DEFAULT_OP
+from .ops import op as lookup
 
 
 def encode(handle, form):
@@ -38,9 +40,11 @@ class Case:
         return cls(out.value)
 
     @classmethod
-    def from_seed(cls, seed, size="usual"):
-        """A valid case from the structure-aware mutator's generator; size is
-        "tiny", "usual", "default" or "limit" (the fuzz target's --case-size)."""
+    def from_seed(cls, seed, size="usual", op=DEFAULT_OP):
+        """A valid case of `op` (qcheck.ops() lists them) from the
+        structure-aware mutator's generator; size is "tiny", "usual",
+        "default" or "limit" (the fuzz target's --case-size)."""
+        lookup(op)  # ValueError naming the ops there are
         return cls._made("qcheck_case_from_seed", ctypes.c_uint64(seed), size.encode())
 
     @classmethod
@@ -115,6 +119,13 @@ class Case:
         if getattr(self, "_fields", None) is None:
             self._fields = json.loads(self.to_json())
         return dict(self._fields)
+
+    @property
+    def op(self):
+        """The op this case is of (its JSON form may name it as "op"; the
+        case form of this libqcheck holds fused_q's cases, so every case is
+        fused_q's until a second op joins the registry)."""
+        return DEFAULT_OP
 
     def __getitem__(self, name):
         return self.fields[name]

@@ -1,0 +1,96 @@
+#include "ops/fused_q/op.h"
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz/case/case_fields.h"
+#include "fuzz/case/case_json.h"
+#include "fuzz/case/case_names.h"
+#include "numerics/profile.h"
+
+namespace qcheck {
+namespace {
+
+// The fields in canonical order, their kinds and an enumeration's names;
+// defaults are filled in from the default case's JSON form.
+class FieldLister {
+ public:
+  std::vector<FieldMeta> fields;
+  void integer(const char* name, int64_t&, bool required) { add(name, FieldKind::kInteger, required); }
+  template <typename Enum>
+  void enumeration(const char* name, Enum&, bool required) {
+    FieldMeta& f = add(name, FieldKind::kEnumeration, required);
+    for (unsigned i = 0; i < enum_count<Enum>(); ++i) f.choices.push_back(name_of(static_cast<Enum>(i)));
+  }
+  void boolean(const char* name, bool&) { add(name, FieldKind::kBoolean, false); }
+  void bits32(const char* name, uint32_t&) { add(name, FieldKind::kBits32, false); }
+  void u64(const char* name, uint64_t&) { add(name, FieldKind::kU64, false); }
+  void text(const char* name, std::string&) { add(name, FieldKind::kText, false); }
+  void edits(const char* name, std::vector<ValueEdit>&) { add(name, FieldKind::kEdits, false); }
+
+ private:
+  FieldMeta& add(const char* name, FieldKind kind, bool required) {
+    FieldMeta f;
+    f.name = name;
+    f.kind = kind;
+    f.required = required;
+    fields.push_back(std::move(f));
+    return fields.back();
+  }
+};
+
+Vocabulary fused_q_vocabulary() {
+  Vocabulary v;
+  Case defaults;
+  FieldLister lister;
+  visit_case_fields(defaults, lister);
+  v.fields = std::move(lister.fields);
+  const nlohmann::json written = nlohmann::json::parse(case_to_json(defaults));
+  for (FieldMeta& f : v.fields) {
+    // (the JSON form leaves out an empty edit list)
+    f.default_json = written.contains(f.name) ? written[f.name].dump() : "[]";
+  }
+  // In the plan's order (fuzz/case/tensor_plan.cc); the tests check each
+  // against the plans of generated cases.
+  const std::string indexer = "has_indexer (its outputs exist either way and must stay untouched without it)";
+  v.tensors = {
+      {"positions", "input", {"int64"}, "[T]", ""},
+      {"mqa_cache", "input", {"f32", "bf16"}, "[P, R]", ""},
+      {"q_pe", "input", {"bf16"}, "[T, H, R]", ""},
+      {"ql_nope", "input", {"bf16"}, "[T, H, L]",
+       "the packed paths (with alias exact-front: query_out[..., :L] itself)"},
+      {"indexer_cache", "input", {"f32", "bf16"}, "[P, R]", "has_indexer"},
+      {"index_q", "input", {"bf16"}, "[T, NI, D]", "has_indexer"},
+      {"index_weights", "input", {"f32", "bf16"}, "[T, NI, 1]", "has_indexer"},
+      {"query_out", "output", {"bf16", "e4m3"}, "[T, H, L + R] ([T, H, R] on bf16-separate)", ""},
+      {"index_q_fp8", "output", {"e4m3"}, "[T, NI, D]", indexer},
+      {"index_weights_out", "output", {"f32", "bf16"}, "[T, NI, 1]", indexer},
+  };
+  // What fuzz/verdict/compare.cc's part_of names (the tests check it).
+  v.parts = {"nope front", "rope tail", "rope", "rope part", "pass-through part", "weights", "elements"};
+  v.profiles = profile_names();
+  return v;
+}
+
+class FusedQOp final : public Op {
+ public:
+  const char* name() const override { return kCaseOp; }
+  uint16_t schema_version() const override { return kCaseSchema; }
+  const char* description() const override {
+    return "one launch RoPEs the MLA query's rope part, RoPEs and UE8M0-quantizes the indexer query to FP8, "
+           "scales the indexer weights, and packs the absorbed query into one buffer whose front may already "
+           "hold ql_nope (DeepSeek-V3.2, GLM-5.x)";
+  }
+  const Vocabulary& vocabulary() const override {
+    static const Vocabulary v = fused_q_vocabulary();
+    return v;
+  }
+};
+
+}  // namespace
+
+const Op& fused_q_op() {
+  static const FusedQOp op;
+  return op;
+}
+
+}  // namespace qcheck
