@@ -187,10 +187,18 @@ tests_count=$(wc -l <"$out/tests/manifest.tsv")
 tar czf "$out/tests.tar.gz" -C "$out" tests && rm -rf "$out/tests"
 ((fuzz_only)) && rm "$out/tests.tar.gz"
 size=$(du -sb "$out" | cut -f1)
-say "bundle $out: $tests_count test binaries (tests.tar.gz), $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
+if ((fuzz_only)); then
+  say "bundle $out (fuzz only, no gate): $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
+else
+  say "bundle $out: $tests_count test binaries (tests.tar.gz), $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
+fi
 # The device host takes at most 64 MiB per transfer; 4 MiB stay for what
 # travels beside the bundle (scripts, a case folder). (Every test binary
 # carries the kernels and the static CUDA runtime: a shared harness library
 # would shrink the bundle by half.)
 if ((size > 60 * 1024 * 1024)); then say "bundle is larger than 60 MiB (the transfer limit is 64 MiB)"; exit 1; fi
-say "run on the GPU host: $out/qcheck test LOGDIR (the gate), $out/qcheck fuzz MINUTES (the campaign)"
+if ((fuzz_only)); then
+  say "run on the GPU host: $out/qcheck fuzz MINUTES (the campaign), PYTHONPATH=$out/python python3 -m qcheck fuzz ... (the door)"
+else
+  say "run on the GPU host: $out/qcheck test LOGDIR (the gate), $out/qcheck fuzz MINUTES (the campaign)"
+fi
