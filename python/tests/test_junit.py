@@ -44,6 +44,7 @@ def test_a_fuzz_run_with_findings_is_one_failing_testcase_per_group(tmp_path):
         assert "replay: python -m qcheck replay" in failure.text and "adapters:skips_tail_token" in failure.text
     props = {p.get("name"): p.get("value") for p in suite.find("properties")}
     assert props["executions"] == str(result.executions)  # (it stops at 50 findings)
+    assert props["op"] == "fused_q" and result.summary().splitlines()[0].endswith("; op fused_q")
 
 
 def test_a_clean_run_is_one_passing_testcase_and_the_command_line_writes_it(tmp_path):

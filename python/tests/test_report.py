@@ -56,6 +56,7 @@ def test_the_page_holds_the_plot_bins_groups_and_known_bugs_and_nothing_from_out
     text = " ".join(page.text)
     assert page.urls == [] and "script" not in page.tags and "link" not in page.tags  # self-contained
     assert "qcheck.fuzz adapters:two_bugs" in text  # the title and heading
+    assert "target adapters:two_bugs, op fused_q" in text
     assert "svg" in page.tags and "polyline" in page.tags  # the exec/s plot
     assert f"Semantic bins reached: {len(result.bins)} of {bin_count()}" in text
     assert f"Finding groups ({len(result.groups)})" in text and "Known bugs set aside (1)" in text

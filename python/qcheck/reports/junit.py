@@ -85,7 +85,7 @@ def fuzz_cases(result, target):
 
 def write_fuzz(path, result, target):
     write(path, f"qcheck.fuzz {target}", fuzz_cases(result, target),
-          {"executions": result.executions, "exec_per_second": f"{result.exec_per_second:.0f}",
+          {"op": result.op, "executions": result.executions, "exec_per_second": f"{result.exec_per_second:.0f}",
            "semantic_bins": len(result.bins), "workers": result.workers or 1}, seconds=result.seconds)
 
 

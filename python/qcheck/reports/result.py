@@ -5,6 +5,7 @@ runs; the workers' parent (qcheck.parallel.workers) merges its workers'
 into one; the JUnit and HTML writers beside it tell it."""
 
 from ..model.bins import bin_count
+from ..model.ops import DEFAULT_OP
 from .summary import compile_summary, memory_lines
 
 
@@ -45,7 +46,8 @@ class FuzzResult:
     synchronize), verdict (libqcheck's judge)), compile (qcheck.fuzzing.compile's
     figures), workers and restarts (qcheck.parallel.workers), cluster (on Ray))."""
 
-    def __init__(self, known_entries=()):
+    def __init__(self, known_entries=(), op=DEFAULT_OP):
+        self.op = op  # the op whose cases the run made (qcheck.ops())
         self.executions = 0
         self.seconds = 0.0
         self.bins = set()
@@ -92,7 +94,7 @@ class FuzzResult:
 
     def summary(self):
         lines = [f"qcheck.fuzz: {self.executions} executions in {self.seconds:.1f} s, "
-                 f"{self.exec_per_second:.0f} exec/s; {len(self.bins)} of {bin_count()} semantic bins"]
+                 f"{self.exec_per_second:.0f} exec/s; {len(self.bins)} of {bin_count()} semantic bins; op {self.op}"]
         total = sum(self.phases.values()) or 1.0
         lines.append("time: " + ", ".join(f"{k} {v / max(1, self.executions) * 1e6:.0f} us/exec "
                                           f"({100 * v / total:.0f}%)" for k, v in self.phases.items()))
