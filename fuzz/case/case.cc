@@ -263,4 +263,9 @@ std::string describe(const Case& c) {
   return s.str();
 }
 
+std::string not_this_op(const std::string& where, const std::string& shown) {
+  return where + " = " + shown + " is not \"" + kCaseOp +
+         "\", the op this build's cases hold (python -m qcheck ops lists the ops)";
+}
+
 }  // namespace qcheck

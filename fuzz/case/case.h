@@ -91,6 +91,9 @@ struct ValueEdit {
 // registry lists the op by this name (ops/fused_q/op.h).
 constexpr const char* kCaseOp = "fused_q";
 constexpr uint16_t kCaseSchema = 1;
+// The refusal of a file's "op" that is not kCaseOp: `where` names the key
+// ("field op", "domain: op", ...), `shown` the value as the file wrote it.
+std::string not_this_op(const std::string& where, const std::string& shown);
 
 struct CaseLimits {
   static constexpr int64_t kMaxTokens = int64_t(1) << 24;

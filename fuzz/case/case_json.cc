@@ -232,8 +232,7 @@ std::string case_from_json(const std::string& text, Case* out) {
   // (kCaseOp, schema kCaseSchema), so they are checked and set aside.
   if (const auto op = json.find("op"); op != json.end()) {
     if (!op->is_string() || op->get<std::string>() != kCaseOp) {
-      return "field op = " + op->dump() + " is not " + Json(kCaseOp).dump() +
-             ", the op this build's cases hold (python -m qcheck ops lists the ops)";
+      return not_this_op("field op", op->dump());
     }
     json.erase("op");
   }

@@ -176,6 +176,11 @@ std::string domain_from_json(const std::string& text, Domain* out) {
     return std::string("domain: not JSON: ") + e.what();
   }
   if (!j.is_object()) return "domain: expected a JSON object";
+  // "op": the op whose cases the domain speaks of (absent: fused_q's).
+  if (const auto op = j.find("op"); op != j.end()) {
+    if (!op->is_string() || op->get<std::string>() != kCaseOp) return not_this_op("domain: op", op->dump());
+    j.erase("op");
+  }
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : kKeys) known |= key == k;

@@ -64,7 +64,7 @@ std::string known_bugs_from_json(const std::string& text, std::vector<KnownBug>*
   }
   if (!j.is_object() || !j.contains("known") || !j["known"].is_array()) {
     return "known bugs: expected {\"known\": [{\"signature\": \"tensor/part/class\", \"domain\": {...}, \"note\": "
-           "\"...\"}, ...]}";
+           "\"...\", \"op\": \"fused_q\"}, ...]}";
   }
   std::vector<KnownBug> bugs;
   for (size_t i = 0; i < j["known"].size(); ++i) {
@@ -76,12 +76,14 @@ std::string known_bugs_from_json(const std::string& text, std::vector<KnownBug>*
       if (key == "signature" || key == "note") {
         if (!value.is_string()) return at + "." + key + ": expected a string";
         (key == "signature" ? bug.signature : bug.note) = value.get<std::string>();
+      } else if (key == "op") {  // the op the entry is about (absent: the run's)
+        if (!value.is_string() || value.get<std::string>() != kCaseOp) return not_this_op(at + ".op", value.dump());
       } else if (key == "domain") {
         const std::string why = domain_from_json(value.dump(), &bug.domain);
         if (!why.empty()) return at + ".domain: " + why;
         bug.has_domain = true;
       } else {
-        return at + "." + key + ": unknown key (signature, domain, note)";
+        return at + "." + key + ": unknown key (signature, domain, note, op)";
       }
     }
     if (bug.signature.empty()) return at + ".signature: missing or empty (a pattern such as \"index_weights_out/*\")";

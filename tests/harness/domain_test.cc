@@ -347,7 +347,7 @@ TEST(KnownBugs, BadJsonNamesTheEntry) {
   EXPECT_EQ(known_bugs_from_json(R"({"known": [{"note": "x"}]})", &known),
             "known bugs: known[0].signature: missing or empty (a pattern such as \"index_weights_out/*\")");
   EXPECT_EQ(known_bugs_from_json(R"({"known": [{"signature": "a", "why": "x"}]})", &known),
-            "known bugs: known[0].why: unknown key (signature, domain, note)");
+            "known bugs: known[0].why: unknown key (signature, domain, note, op)");
   EXPECT_EQ(known_bugs_from_json(R"({"known": [{"signature": "a", "domain": {"rope": 1}}]})", &known).rfind(
                 "known bugs: known[0].domain: domain: unknown key 'rope'", 0),
             0u);

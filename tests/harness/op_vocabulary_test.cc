@@ -11,6 +11,8 @@
 
 #include "fuzz/case/case_json.h"
 #include "fuzz/case/tensor_plan.h"
+#include "fuzz/domain/domain_json.h"
+#include "fuzz/verdict/known.h"
 #include "fuzz/verdict/compare.h"
 #include "ops/fused_q/op.h"
 #include "ops/registry/registry.h"
@@ -106,6 +108,22 @@ TEST(OpVocabulary, AJsonCaseMayNameItsOpAndSchema) {
   j["op"] = "fused_q";
   j["schema"] = 2;
   EXPECT_NE(case_from_json(j.dump(), &named).find("field schema = 2 is not 1"), std::string::npos);
+}
+
+TEST(OpVocabulary, ADomainAndAKnownEntryMayNameTheirOp) {
+  Domain domain;
+  ASSERT_EQ(domain_from_json(R"({"op": "fused_q", "query_paths": ["fp8-packed"]})", &domain), "");
+  EXPECT_EQ(domain_to_json(domain), R"({"query_paths":["fp8-packed"]})");
+  EXPECT_EQ(domain_from_json(R"({"op": "index_k"})", &domain),
+            "domain: op = \"index_k\" is not \"fused_q\", the op this build's cases hold (python -m qcheck ops "
+            "lists the ops)");
+  std::vector<KnownBug> known;
+  ASSERT_EQ(known_bugs_from_json(R"({"known": [{"signature": "query_out/*", "op": "fused_q"}]})", &known), "");
+  ASSERT_EQ(known.size(), 1u);
+  EXPECT_EQ(known[0].signature, "query_out/*");
+  EXPECT_NE(known_bugs_from_json(R"({"known": [{"signature": "query_out/*", "op": 3}]})", &known)
+                .find("known bugs: known[0].op = 3 is not \"fused_q\""),
+            std::string::npos);
 }
 
 }  // namespace
