@@ -22,8 +22,9 @@ constexpr uint8_t kE2m1MaxCode = 0x7;
 // cvt.rn.satfinite.e2m1x2 to measure (the instruction needs sm_100a or
 // sm_120a; the H200 has none). +6 is what the CUDA 13.0 toolkit's host
 // fallback for it writes (cuda_fp4.hpp, __nv_cvt_double_to_fp4: "NaN converts
-// to positive FP4_MAXNORM"), and what SGLang's thresholds give; a placeholder
-// until a device says otherwise.
+// to positive FP4_MAXNORM"; reference.CudaHostConversions.Fp4E2m1MatchesSpecCvtRn
+// compares the two over all 2^32 inputs), and what SGLang's thresholds give;
+// a placeholder until a device says otherwise.
 constexpr uint8_t kE2m1NanPlaceholder = 0x7;
 
 // e2m1 <- f32 under one of the rounding conventions (types.h):

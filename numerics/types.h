@@ -16,15 +16,20 @@ enum class FloatType : uint8_t { kF32 = 0, kBf16 = 1 };
 // What f32 -> e4m3fnuz (AMD's FP8: max 240, 0x80 the only NaN, no -0, no Inf)
 // does with values that round above 240 and with +-Inf. Every rule rounds to
 // nearest even, sends NaN to 0x80 and a result that rounds to zero to 0x00.
-// The encoders we read disagree only here (which one a ROCm kernel's cast
-// follows is still to measure: SEMANTICS-K.md section 8):
+// The encoders we read disagree here (which one a ROCm kernel's cast follows
+// is still to measure: SEMANTICS-K.md section 8):
 //   kSatFinite:       finite overflow and +-Inf -> +-240 (0x7F / 0xFF): the
 //                     analogue of PTX cvt.rn.satfinite (e4m3s), qcheck's choice.
 //   kSatFiniteInfNan: finite overflow -> +-240, +-Inf -> 0x80: AMD's software
-//                     reference cast (cast_to_f8 with clip), which tests for
-//                     Inf and NaN before it rounds or clips.
+//                     cast (hip_fp8_impl::cast_to_f8 with clip, as public
+//                     copies of it read), which sends Inf and NaN to 0x80
+//                     before it rounds or clips.
 //   kNan:             finite overflow and +-Inf -> 0x80: ml_dtypes'
-//                     float8_e4m3fnuz, and AMD's cast_to_f8 without clip.
+//                     float8_e4m3fnuz (0.5.4, checked over all 2^32 inputs).
+// Not modelled: the same cast_to_f8 without clip returns (sign << 7) | 0x78
+// for a finite overflow (an all-ones exponent and a zero mantissa: the Inf of
+// IEEE-like formats), which in e4m3fnuz is the finite +-128; read in public
+// copies only, not seen in a kernel of the family.
 enum class E4m3FnuzOverflow : uint8_t { kSatFinite = 0, kSatFiniteInfNan = 1, kNan = 2 };
 
 // How f32 -> e2m1 (FP4: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and sign bit 3) rounds
