@@ -1,5 +1,6 @@
 // The conventions every op of the family shares, as plain enums: how a RoPE
-// row pairs its elements and which float type a tensor holds. The numerics
+// row pairs its elements, which float type a tensor holds, and how f32 values
+// become the narrow codes e4m3fnuz and e2m1 (e4m3fnuz.h, e2m1.h). The numerics
 // (rope.h, row_ops.h, the SIMD rows) take them, and each op's launch
 // arguments name them (ops/fused_q/args/fused_q_args.h); no op's header is
 // needed to use them. name_of gives the names the case forms and reports use.
@@ -12,7 +13,56 @@ namespace qcheck {
 enum class RopeStyle : uint8_t { kNeox = 0, kInterleaved = 1 };
 enum class FloatType : uint8_t { kF32 = 0, kBf16 = 1 };
 
+// What f32 -> e4m3fnuz (AMD's FP8: max 240, 0x80 the only NaN, no -0, no Inf)
+// does with values that round above 240 and with +-Inf. Every rule rounds to
+// nearest even, sends NaN to 0x80 and a result that rounds to zero to 0x00.
+// The encoders we read disagree here (which one a ROCm kernel's cast follows
+// is still to measure: SEMANTICS-K.md section 8):
+//   kSatFinite:       finite overflow and +-Inf -> +-240 (0x7F / 0xFF): the
+//                     analogue of PTX cvt.rn.satfinite (e4m3s), qcheck's choice.
+//   kSatFiniteInfNan: finite overflow -> +-240, +-Inf -> 0x80: AMD's software
+//                     cast (hip_fp8_impl::cast_to_f8 with clip, as public
+//                     copies of it read), which sends Inf and NaN to 0x80
+//                     before it rounds or clips.
+//   kNan:             finite overflow and +-Inf -> 0x80: ml_dtypes'
+//                     float8_e4m3fnuz (0.5.4, checked over all 2^32 inputs).
+// Not modelled: the same cast_to_f8 without clip returns (sign << 7) | 0x78
+// for a finite overflow (an all-ones exponent and a zero mantissa: the Inf of
+// IEEE-like formats), which in e4m3fnuz is the finite +-128; read in public
+// copies only, not seen in a kernel of the family.
+enum class E4m3FnuzOverflow : uint8_t { kSatFinite = 0, kSatFiniteInfNan = 1, kNan = 2 };
+
+// How f32 -> e2m1 (FP4: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and sign bit 3) rounds
+// (SEMANTICS-K.md section 0 "e2m1s" and table 5.4). |x| > 6 and +-Inf give
+// +-6 under every rule.
+//   kCvtRn:            PTX cvt.rn.satfinite.e2m1x2: round to nearest even;
+//                      a negative value that rounds to zero keeps its sign
+//                      (0x8). vLLM's Triton and CuTeDSL MXFP4 kernels.
+//   kCvtRnNoNegZero:   the same, then 0x8 becomes 0x0 (SGLang's two-stage
+//                      FP4 quantizer adds +0.0 before the cvt).
+//   kSglangThresholds: SGLang's quant_fp4_e2m1: |x| clamped to 6, the code
+//                      counts the thresholds 0.25 0.75 1.25 1.75 2.5 3.5 5
+//                      that |x| exceeds, so ties round toward zero; no -0;
+//                      NaN -> 6.
+enum class E2m1Rounding : uint8_t { kCvtRn = 0, kCvtRnNoNegZero = 1, kSglangThresholds = 2 };
+
 inline const char* name_of(RopeStyle style) { return style == RopeStyle::kNeox ? "neox" : "interleaved"; }
 inline const char* name_of(FloatType type) { return type == FloatType::kF32 ? "f32" : "bf16"; }
+inline const char* name_of(E4m3FnuzOverflow rule) {
+  switch (rule) {
+    case E4m3FnuzOverflow::kSatFinite: return "satfinite";
+    case E4m3FnuzOverflow::kSatFiniteInfNan: return "satfinite-inf-nan";
+    case E4m3FnuzOverflow::kNan: return "overflow-nan";
+  }
+  return "?";
+}
+inline const char* name_of(E2m1Rounding rule) {
+  switch (rule) {
+    case E2m1Rounding::kCvtRn: return "cvt-rn";
+    case E2m1Rounding::kCvtRnNoNegZero: return "cvt-rn-no-neg-zero";
+    case E2m1Rounding::kSglangThresholds: return "sglang-thresholds";
+  }
+  return "?";
+}
 
 }  // namespace qcheck

@@ -15,21 +15,33 @@
 # fuzz_smoke.campaign.faults), tools/wheel/test_wheel.sh, make_bundle.sh (for
 # the wheels it carries) and the GPU gate (run_gpu_gate.sh).
 #
-#   with_test_deps.sh DEPS_DIR COMMAND [ARGS...]
+# --requirements FILE installs another pinned set instead, for a test that
+# needs more than python/tests does (ctest reference.ml_dtypes_sweep:
+# tests/reference/ml_dtypes/requirements.txt, into a DEPS_DIR of its own: the
+# site of a DEPS_DIR is made from one requirements file).
+#
+#   with_test_deps.sh [--requirements FILE] DEPS_DIR COMMAND [ARGS...]
 set -euo pipefail
+say() { printf 'with_test_deps: %s\n' "$*" >&2; }
+requirements=
+if [ "${1:-}" = --requirements ]; then
+  [ $# -ge 2 ] && [ -f "$2" ] || { say "--requirements needs a file (got '${2:-}')"; exit 2; }
+  requirements=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+  shift 2
+fi
 if [ $# -lt 2 ]; then
-  echo "usage: with_test_deps.sh DEPS_DIR COMMAND [ARGS...]" >&2
+  echo "usage: with_test_deps.sh [--requirements FILE] DEPS_DIR COMMAND [ARGS...]" >&2
   exit 2
 fi
 deps=$1; shift
-say() { printf 'with_test_deps: %s\n' "$*" >&2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # In the repository this script is in tests/; in the GPU bundle, at its top beside python/.
-requirements=
-for candidate in "$here/../python/tests/requirements.txt" "$here/python/tests/requirements.txt"; do
-  [ -f "$candidate" ] && { requirements=$(cd "$(dirname "$candidate")" && pwd)/requirements.txt; break; }
-done
-[ -n "$requirements" ] || { say "no python/tests/requirements.txt beside $here"; exit 2; }
+if [ -z "$requirements" ]; then
+  for candidate in "$here/../python/tests/requirements.txt" "$here/python/tests/requirements.txt"; do
+    [ -f "$candidate" ] && { requirements=$(cd "$(dirname "$candidate")" && pwd)/requirements.txt; break; }
+  done
+  [ -n "$requirements" ] || { say "no python/tests/requirements.txt beside $here"; exit 2; }
+fi
 mkdir -p "$deps"
 deps=$(cd "$deps" && pwd)
 site=$deps/site

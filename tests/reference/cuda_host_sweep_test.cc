@@ -1,20 +1,28 @@
 // The scalar spec against an independent implementation: the CUDA toolkit's
-// host-side conversions (cuda_bf16.h, cuda_fp8.h), compiled by the host
-// compiler; no nvcc and no libcudart. SEMANTICS.md records that these host
-// functions agree with the H200 on every special value tried, so 0
-// differences here tie the spec to the device as well as a CPU check can.
+// host-side conversions (cuda_bf16.h, cuda_fp8.h, and cuda_fp4.h where the
+// toolkit has it), compiled by the host compiler; no nvcc and no libcudart.
+// SEMANTICS.md records that the bf16 and fp8 host functions agree with the
+// H200 on every special value tried, so 0 differences here tie the spec to
+// the device as well as a CPU check can. The fp4 one stands in for
+// cvt.rn.satfinite.e2m1x2, which no H200 has: it ties the spec's e2m1 cvt-rn
+// rule, its NaN placeholder included, to NVIDIA's own host reading of it.
 // Skips, saying why, when the build found no CUDA headers.
 #include <cstdio>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "numerics/conversions.h"
+#include "numerics/e2m1.h"
 #include "numerics/float_bits.h"
 #include "tests/reference/f32_sweep.h"
 
 #if QCHECK_HAVE_CUDA_HEADERS
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
+#if __has_include(<cuda_fp4.h>)  // CUDA 12.8 and later
+#include <cuda_fp4.h>
+#define QCHECK_HAVE_CUDA_FP4 1
+#endif
 #endif
 
 namespace qcheck::test {
@@ -104,6 +112,41 @@ TEST(CudaHostConversions, E4m3ToF32AllCodes) {
   }
   EXPECT_EQ(differences, 0);
 }
+
+#if QCHECK_HAVE_CUDA_FP4
+
+// Off the device __nv_cvt_float_to_fp4 widens to double and rounds by bits:
+// round to nearest even, |x| > 6 and Inf -> +-6, -0 kept, NaN -> +6.
+TEST(CudaHostConversions, Fp4E2m1MatchesSpecCvtRn) {
+  const SweepOutcome outcome = run_f32_sweep(
+      default_f32_sweep_plan(), kSweepThreads, 1, [](const float* values, size_t count, Tally* tally) {
+        for (size_t i = 0; i < count; ++i) {
+          const uint8_t expected = spec::e2m1_from_f32(values[i], E2m1Rounding::kCvtRn);
+          const uint8_t actual = __nv_cvt_float_to_fp4(values[i], __NV_E2M1, cudaRoundNearest);
+          if (actual != expected) tally->mismatches.add(bits_of(values[i]), expected, actual);
+        }
+      });
+  report("__nv_cvt_float_to_fp4(E2M1, nearest) vs spec e2m1 cvt-rn", outcome, 1);
+}
+
+// e2m1 -> half (exact for every e2m1 value) -> f32, all 16 codes.
+TEST(CudaHostConversions, E2m1ToF32AllCodes) {
+  for (uint32_t code = 0; code < 16; ++code) {
+    const __half_raw half_raw = __nv_cvt_fp4_to_halfraw(static_cast<__nv_fp4_storage_t>(code), __NV_E2M1);
+    EXPECT_EQ(hex(bits_of(__half2float(__half(half_raw))), 8),
+              hex(bits_of(spec::f32_from_e2m1(static_cast<uint8_t>(code))), 8))
+        << "e2m1 " << hex(code, 1);
+  }
+}
+
+#else
+
+TEST(CudaHostConversions, Fp4NeedsCudaFp4Header) {
+  GTEST_SKIP() << "the CUDA headers found have no cuda_fp4.h (CUDA 12.8 or later has it); "
+                  "the spec's e2m1 vs the CUDA host conversion did not run";
+}
+
+#endif
 
 #else
 
