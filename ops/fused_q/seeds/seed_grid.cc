@@ -1,4 +1,4 @@
-#include "tools/corpus_gen/seed_grid.h"
+#include "ops/fused_q/seeds/seed_grid.h"
 
 #include <functional>
 
