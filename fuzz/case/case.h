@@ -47,7 +47,7 @@ enum class ValueRecipe : uint8_t {
   kCancellation = 6,    // pairs with x1*c ~= x2*s
   kLargePositions = 7,  // cos/sin rows of positions near 2^20..2^24
   kMixed = 8,           // a recipe chosen per row (and per cache row)
-  // Aimed at rules that only some values decide (fuzz/mutator/rule_reach.h counts them):
+  // Aimed at rules that only some values decide (ops/fused_q/search/rule_reach.h counts them):
   kNanRows = 9,         // rows all NaN, NaN but one finite element, or NaN but +-Inf
   kContraction = 10,    // f32 caches: cos/sin and x solved so that the FMA pattern decides an element of every pair
   kTies = 11,           // exact e4m3 / bf16 ties after the scale, both parities; indexer amax at 448*2^k (+-1 ulp)

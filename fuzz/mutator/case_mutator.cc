@@ -8,8 +8,8 @@
 #include "fuzz/case/case_fields.h"
 #include "fuzz/case/case_names.h"
 #include "fuzz/case/tensor_plan.h"
-#include "fuzz/mutator/model_shapes.h"
 #include "numerics/profile.h"
+#include "ops/fused_q/shapes/model_shapes.h"
 
 namespace qcheck::fuzzing {
 namespace {

@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "fuzz/mutator/case_mutator.h"
-#include "fuzz/mutator/model_shapes.h"
+#include "ops/fused_q/shapes/model_shapes.h"
 
 namespace qcheck::fuzzing {
 

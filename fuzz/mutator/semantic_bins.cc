@@ -6,8 +6,8 @@
 #include <string>
 
 #include "fuzz/mutator/bin_table.h"
-#include "fuzz/mutator/model_shapes.h"
 #include "fuzz/verdict/report.h"
+#include "ops/fused_q/shapes/model_shapes.h"
 
 // libFuzzer's extra counters: found through the linker's __start_/__stop_
 // symbols of this section (FuzzerExtraCounters.cpp). Outside libFuzzer the

@@ -1,6 +1,6 @@
 // The value recipes aimed at rules that only some values decide
 // (fuzz/buffers/value_rows.h: nan-rows, contraction, ties) and the counts of
-// fuzz/mutator/rule_reach.h: the oracle with a wrong variant of each rule
+// ops/fused_q/search/rule_reach.h: the oracle with a wrong variant of each rule
 // against the oracle with the right one, so a recipe that stopped reaching
 // its rule fails here. Plain unit tests (label cpu).
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 
 #include "fuzz/case/case_names.h"
 #include "fuzz/mutator/case_mutator.h"
-#include "fuzz/mutator/rule_reach.h"
+#include "ops/fused_q/search/rule_reach.h"
 
 namespace qcheck::fuzzing {
 namespace {

@@ -1,4 +1,4 @@
-// The fixed-grid baseline (tools/mutants/baseline.h): the grid is the shipped test's,
+// The fixed-grid baseline (ops/fused_q/mutants/baseline.h): the grid is the shipped test's,
 // a correct kernel passes it, a bug it can see is caught, and a bug inside
 // its tolerances or outside its grid is missed (the point of qcheck).
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "fuzz/backends/backend.h"
-#include "tools/mutants/baseline.h"
+#include "ops/fused_q/mutants/baseline.h"
 
 namespace qcheck {
 namespace {

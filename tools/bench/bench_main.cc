@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "ops/fused_q/bench/bench_launch.h"
 #include "ops/fused_q/kernels/fused_q_launch.h"
-#include "tools/bench/bench_launch.h"
 #include "tools/common/cli.h"
 
 namespace qcheck::bench {

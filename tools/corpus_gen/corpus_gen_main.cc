@@ -1,6 +1,6 @@
 // qcheck-corpus-gen OUTDIR
 //
-// Writes the deterministic seed corpus (tools/corpus_gen/seed_grid.h):
+// Writes the deterministic seed corpus (ops/fused_q/seeds/seed_grid.h):
 //   OUTDIR/fused_q/<case digest>       binary cases, named by case_digest
 //   OUTDIR/examples/<name>.json        hand-readable cases
 //   OUTDIR/numerics/<XXH64 of bytes>   numerics target inputs
@@ -22,7 +22,7 @@
 
 #include "fuzz/case/case_binary.h"
 #include "fuzz/case/case_file.h"
-#include "tools/corpus_gen/seed_grid.h"
+#include "ops/fused_q/seeds/seed_grid.h"
 #include "tools/common/cli.h"
 
 namespace fs = std::filesystem;

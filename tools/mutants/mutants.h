@@ -1,7 +1,7 @@
 // qcheck-mutants' measurements and reports: for each planted bug, the
 // in-process fuzz loop (fuzz/mutator/bin_fuzz.h) from an empty corpus with
 // fixed seeds until its first finding, the minimized size of that finding,
-// and whether the fixed-grid baseline (tools/mutants/baseline.h) catches it; the
+// and whether the fixed-grid baseline (ops/fused_q/mutants/baseline.h) catches it; the
 // harmless twins and the correct kernels must give no finding.
 #pragma once
 
@@ -10,8 +10,8 @@
 
 #include "fuzz/backends/backend.h"
 #include "fuzz/mutator/bin_fuzz.h"
-#include "tools/mutants/baseline.h"
-#include "tools/mutants/equivalence.h"
+#include "ops/fused_q/mutants/baseline.h"
+#include "ops/fused_q/mutants/equivalence.h"
 
 namespace qcheck::mutants {
 

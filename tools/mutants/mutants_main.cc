@@ -13,7 +13,7 @@
 // first finding, within the budgets (default 100000 executions, 60 s per
 // seed). The finding is minimized (--minimize-seconds, default 10; 0: not;
 // --minimize-seeds N: only the first N seeds' findings)
-// and the bug run through the fixed-grid baseline (tools/mutants/baseline.h: the test
+// and the bug run through the fixed-grid baseline (ops/fused_q/mutants/baseline.h: the test
 // that ships with vLLM's kernel). The correct kernels (--clean, default
 // cpu-model and, with a GPU, cuda-blocked) run --clean-executions (default
 // 20000) per seed and must give no finding. A bug the fuzzer misses that

@@ -1,7 +1,7 @@
 // qcheck-rules: over N generated cases (a seed case, then each case a
 // mutation of the one before, as the fuzz loops make them), how many output
 // elements each numeric rule decides: where a wrong variant of the rule
-// changes the output (fuzz/mutator/rule_reach.h). --values RECIPE counts
+// changes the output (ops/fused_q/search/rule_reach.h). --values RECIPE counts
 // cases of one value recipe only (the generated case with its recipe set).
 #include <cstdio>
 #include <cstdlib>
@@ -9,7 +9,7 @@
 
 #include "fuzz/case/case_names.h"
 #include "fuzz/mutator/case_mutator.h"
-#include "fuzz/mutator/rule_reach.h"
+#include "ops/fused_q/search/rule_reach.h"
 #include "tools/common/cli.h"
 
 namespace {

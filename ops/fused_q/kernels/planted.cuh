@@ -9,7 +9,7 @@
 // (SEMANTICS.md, "Bugs this kernel family really shipped"); the comment says
 // which, and where it lives says how narrow its path is. A twin (kTwin...)
 // is a change that must NOT be reported; a bug the GPU cannot show is
-// proven equivalent by tools/mutants/equivalence.h.
+// proven equivalent by ops/fused_q/mutants/equivalence.h.
 #pragma once
 
 #ifndef QCHECK_PLANTED_BUG

@@ -3,7 +3,7 @@
 // bug may live in one configuration only, so the cases a fuzzer makes must
 // reach each of them, and both runs of one case must take the same. Header
 // only and free of CUDA: qcheck-mutants' equivalence proofs
-// (tools/mutants/equivalence.h) pick shapes that cover every configuration.
+// (ops/fused_q/mutants/equivalence.h) pick shapes that cover every configuration.
 #pragma once
 
 #include <cstdint>

@@ -1,15 +1,15 @@
-#include "fuzz/mutator/rule_reach.h"
+#include "ops/fused_q/search/rule_reach.h"
 
 #include <cmath>
 #include <cstdio>
 #include <functional>
 
-#include "ops/fused_q/cpu_model/cpu_model.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/verdict/compare.h"
 #include "numerics/conversions.h"
 #include "numerics/profile.h"
 #include "numerics/row_ops.h"
+#include "ops/fused_q/cpu_model/cpu_model.h"
 #include "ops/fused_q/oracle/fused_q_oracle.h"
 
 namespace qcheck::fuzzing {

@@ -3,8 +3,8 @@
 
 #include <string>
 
+#include "ops/fused_q/bench/bench_launch.h"
 #include "ops/fused_q/kernels/kernel_params.h"
-#include "tools/bench/bench_launch.h"
 
 namespace qcheck::bench {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/mutants/equivalence.h"
+#include "ops/fused_q/mutants/equivalence.h"
 
 #include "fuzz/verdict/verdict.h"
 #include "ops/fused_q/plugins/mutant_config.h"

@@ -1,4 +1,4 @@
-#include "tools/bench/bench_launch.h"
+#include "ops/fused_q/bench/bench_launch.h"
 
 #include <cuda_runtime_api.h>
 

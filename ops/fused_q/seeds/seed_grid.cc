@@ -1,4 +1,4 @@
-#include "tools/corpus_gen/seed_grid.h"
+#include "ops/fused_q/seeds/seed_grid.h"
 
 #include <functional>
 
@@ -10,8 +10,8 @@
 #include "fuzz/case/case_json.h"
 #include "fuzz/case/case_names.h"
 #include "fuzz/exchange/npy.h"
-#include "fuzz/mutator/model_shapes.h"
 #include "fuzz/targets/numerics_input.h"
+#include "ops/fused_q/shapes/model_shapes.h"
 
 namespace qcheck::corpus {
 namespace {

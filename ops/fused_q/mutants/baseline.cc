@@ -1,4 +1,4 @@
-#include "tools/mutants/baseline.h"
+#include "ops/fused_q/mutants/baseline.h"
 
 #include <cmath>
 
