@@ -62,42 +62,6 @@ def test_an_output_the_wrapper_allocates_and_never_writes_is_unwritten():
     print("without the poisoned allocator:", blind.signature, {c["class"] for c in blind.json.get("counts", [])})
 
 
-def test_the_poisoned_allocator_reaches_what_the_last_kernel_freed(monkeypatch):
-    """Between poisonings a "kernel" writes 0x11 into blocks it allocates and
-    frees, and every other run keeps one of them (the cache is then not as
-    the last poisoning left it). Each block handed out after a poisoning
-    holds that run's poison; runs with an unchanged cache take no snapshot;
-    without the poisoning the same probes show the kernel's bytes."""
-    from qcheck.model import allocator
-    snapshots = []
-    real_snapshot = torch.cuda.memory_snapshot
-    monkeypatch.setattr(torch.cuda, "memory_snapshot", lambda *a, **k: snapshots.append(1) or real_snapshot(*a, **k))
-    device = torch.device("cuda")
-    sizes = (9_000, 123_456, 3 << 20, 33 << 20)
-    kept = []
-
-    def kernel(keep_one):
-        blocks = [torch.full((size,), 0x11, dtype=torch.uint8, device=device) for size in sizes]
-        if keep_one:
-            kept.append(blocks.pop(len(kept) % len(blocks)))
-
-    def probes():  # the kernel's sizes again: best fit hands back the blocks it freed
-        return [torch.empty(size, dtype=torch.uint8, device=device) for size in sizes]
-
-    kernel(False)
-    runs = 8
-    for run in range(runs):
-        kernel(keep_one=run % 4 == 1)
-        poison = run % 2
-        watch = allocator.poison_allocator(device, poison, 0)
-        for block in probes():
-            assert bool((block == allocator.POISON_BYTES[poison]).all()), (run, block.numel())
-        assert not watch.notes(), watch.notes()
-    assert 2 <= len(snapshots) < runs, snapshots  # the first run and those after a kept block look; the rest do not
-    kernel(False)
-    assert any(bool((block == 0x11).any()) for block in probes())  # unpoisoned, the probes see the kernel's bytes
-
-
 def _two_bugs(tensors):
     _expected_into(tensors)
     case = tensors.case

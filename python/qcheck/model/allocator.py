@@ -81,35 +81,6 @@ def _pieces(size, small):
     return [min(1 << 20, size - at) for at in range(0, size, 1 << 20)]
 
 
-# What the last full look at the cache asked to take, per (device, stream):
-# the sizes of the blocks taken (the pool and the small blocks included) and
-# the free bytes of the other pools and streams. The next run takes the same
-# sizes without a snapshot (torch.cuda.memory_snapshot costs more than the
-# rest of the poisoning) and checks that nothing free is left but those other
-# bytes; any difference (the kernel kept or fragmented memory, a larger pool
-# is due) falls back to the full look.
-_last_take = {}
-
-
-def _free_bytes(stats):
-    return stats.get("reserved_bytes.all.current", 0) - stats.get("allocated_bytes.all.current", 0)
-
-
-def _take_as_before(device, key, want):
-    """(held tensors, stats) when the sizes taken last time take every free
-    byte again (the other pools' excepted), else None with nothing held."""
-    import torch
-    last = _last_take.get(key)
-    if last is None or last["largest"] < want:
-        return None
-    held = [torch.empty(size, dtype=torch.uint8, device=device) for size in last["sizes"]]
-    stats = torch.cuda.memory_stats(device)
-    if _free_bytes(stats) != last["other"]:
-        del held
-        return None
-    return held, stats
-
-
 def poison_allocator(device, poison, pool_bytes):
     """Fills what torch's caching allocator on `device` hands out next with
     poison A (0) or B (1); returns a PoisonWatch for the notes.
@@ -120,46 +91,26 @@ def poison_allocator(device, poison, pool_bytes):
     growing after the first runs and no segment goes back to the driver
     between runs (a cudaFree and cudaMalloc per run cost more than the
     kernel). The fills run on the current stream before the kernel's
-    launches: no synchronization is needed. A run whose cache looks as the
-    last one left it takes the same sizes again without a snapshot
-    (_take_as_before): every free byte is still taken, which it checks."""
+    launches: no synchronization is needed."""
     import torch
     device = torch.device(device)
     index = device.index if device.index is not None else torch.cuda.current_device()
     stream = torch.cuda.current_stream(device).cuda_stream
-    want = max(MIN_POOL_BYTES, pool_bytes)
-    again = _take_as_before(device, (index, stream), want)
-    if again is not None:
-        held, stats = again
-        unreached = 0
-    else:
-        held, stats, unreached = _take_all(device, index, stream, want)
-    for block in held:
-        block.fill_(POISON_BYTES[poison])
-    del held  # back to the cache, poisoned
-    return PoisonWatch(device, unreached, stats.get("segment.all.allocated", 0))
-
-
-def _take_all(device, index, stream, want):
-    """Takes every free block the snapshot lists, plus the pool and small
-    blocks the cache lacks: (held tensors, stats, unreached bytes)."""
-    import torch
     blocks, other = _free_blocks(index, stream)
     held = [torch.empty(piece, dtype=torch.uint8, device=device)
             for size, small in sorted(blocks, reverse=True) for piece in _pieces(size, small)]
     small_free = sum(size for size, small in blocks if small)
     held += [torch.empty(1 << 20, dtype=torch.uint8, device=device)
              for _ in range(max(0, SMALL_POOL_BYTES - small_free) >> 20)]
+    want = max(MIN_POOL_BYTES, pool_bytes)
     if max((size for size, small in blocks if not small), default=0) < want:
         held.append(torch.empty(want, dtype=torch.uint8, device=device))
     stats = torch.cuda.memory_stats(device)
     # Free bytes still cached with everything taken: blocks the allocator did
     # not hand back for poisoning (the other pools' and streams' excepted).
-    unreached = max(0, _free_bytes(stats) - other)
-    if unreached == 0:
-        sizes = [block.numel() for block in held]
-        _last_take[(index, stream)] = {"sizes": sizes, "other": other,
-                                       "largest": max((s for s in sizes if s > 1 << 20), default=0)}
-    else:
-        _last_take.pop((index, stream), None)
-    return held, stats, unreached
+    unreached = max(0, stats.get("reserved_bytes.all.current", 0) - stats.get("allocated_bytes.all.current", 0) -
+                    other)
+    for block in held:
+        block.fill_(POISON_BYTES[poison])
+    del held  # back to the cache, poisoned
+    return PoisonWatch(device, unreached, stats.get("segment.all.allocated", 0))
