@@ -178,23 +178,23 @@ def check_chunk(start, count):
     return tallies, counts
 
 
+def decoder_mismatches(name, decode, ml_type, count, code_format):
+    """One line per code 0..count-1 whose f32 bits from `decode` differ from ml_dtypes' (NaN included)."""
+    codes = np.arange(count, dtype=np.uint8)
+    ours = np.empty(count, dtype=np.float32)
+    decode(codes.ctypes.data, ours.ctypes.data, count)
+    theirs = codes.view(ml_type).astype(np.float32)
+    return [f"f32 <- {name} {code:{code_format}}: ours {ours.view(np.uint32)[code]:#010x}, "
+            f"ml_dtypes {theirs.view(np.uint32)[code]:#010x}"
+            for code in np.flatnonzero(ours.view(np.uint32) != theirs.view(np.uint32))]
+
+
 def check_codes(lib):
     """Decoders on every code (bits equal to ml_dtypes', NaN included) and the packer on every pair."""
-    failures = []
-    codes = np.arange(256, dtype=np.uint8)
-    ours = np.empty(256, dtype=np.float32)
-    lib.qcheck_narrow_f32_from_e4m3fnuz(codes.ctypes.data, ours.ctypes.data, 256)
-    theirs = codes.view(ml_dtypes.float8_e4m3fnuz).astype(np.float32)
-    for code in np.flatnonzero(ours.view(np.uint32) != theirs.view(np.uint32)):
-        failures.append(f"f32 <- e4m3fnuz {code:#04x}: ours {ours.view(np.uint32)[code]:#010x}, "
-                        f"ml_dtypes {theirs.view(np.uint32)[code]:#010x}")
+    failures = decoder_mismatches("e4m3fnuz", lib.qcheck_narrow_f32_from_e4m3fnuz, ml_dtypes.float8_e4m3fnuz, 256,
+                                  "#04x")
+    failures += decoder_mismatches("e2m1", lib.qcheck_narrow_f32_from_e2m1, ml_dtypes.float4_e2m1fn, 16, "#x")
     nibbles = np.arange(16, dtype=np.uint8)
-    ours = np.empty(16, dtype=np.float32)
-    lib.qcheck_narrow_f32_from_e2m1(nibbles.ctypes.data, ours.ctypes.data, 16)
-    theirs = nibbles.view(ml_dtypes.float4_e2m1fn).astype(np.float32)
-    for code in np.flatnonzero(ours.view(np.uint32) != theirs.view(np.uint32)):
-        failures.append(f"f32 <- e2m1 {code:#x}: ours {ours.view(np.uint32)[code]:#010x}, "
-                        f"ml_dtypes {theirs.view(np.uint32)[code]:#010x}")
     # ml_dtypes' codes of +-240, which the satfinite expectations use.
     plus_minus_240 = np.array([240.0, -240.0], dtype=np.float32).astype(ml_dtypes.float8_e4m3fnuz).view(np.uint8)
     if plus_minus_240.tolist() != [0x7F, 0xFF]:
