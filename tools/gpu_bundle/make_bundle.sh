@@ -181,17 +181,16 @@ done
   echo "compilers: $(g++ --version | head -1); $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | tail -1 || true)"
 } >"$out/build-info.txt"
 
-tests_count=$(wc -l <"$out/tests/manifest.tsv")
-((fuzz_only)) && echo "fuzz only: the campaign and the Python door, no gate (make_bundle.sh --fuzz-only)" \
-  >>"$out/build-info.txt"
-tar czf "$out/tests.tar.gz" -C "$out" tests && rm -rf "$out/tests"
-((fuzz_only)) && rm "$out/tests.tar.gz"
-size=$(du -sb "$out" | cut -f1)
 if ((fuzz_only)); then
-  say "bundle $out (fuzz only, no gate): $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
+  echo "fuzz only: the campaign and the Python door, no gate (make_bundle.sh --fuzz-only)" >>"$out/build-info.txt"
+  rm -rf "$out/tests"
+  what="fuzz only, no gate"
 else
-  say "bundle $out: $tests_count test binaries (tests.tar.gz), $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
+  what="$(wc -l <"$out/tests/manifest.tsv") test binaries (tests.tar.gz)"
+  tar czf "$out/tests.tar.gz" -C "$out" tests && rm -rf "$out/tests"
 fi
+size=$(du -sb "$out" | cut -f1)
+say "bundle $out: $what, $(ls "$out/bin" | wc -l) tools, $(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB"
 # The device host takes at most 64 MiB per transfer; 4 MiB stay for what
 # travels beside the bundle (scripts, a case folder). (Every test binary
 # carries the kernels and the static CUDA runtime: a shared harness library
