@@ -27,8 +27,8 @@ int32_t dtype_of(qcheck::ElementType t) {
     case qcheck::ElementType::kF32: return QCHECK_DTYPE_F32;
     case qcheck::ElementType::kBf16: return QCHECK_DTYPE_BF16;
     case qcheck::ElementType::kE4m3: return QCHECK_DTYPE_E4M3;
+    default: return -1;  // no fused_q tensor has another type; C API v5 names no other dtype yet
   }
-  return -1;
 }
 
 // A tensor set of the case whose buffers hold the caller's bytes.

@@ -46,8 +46,34 @@ enum class E4m3FnuzOverflow : uint8_t { kSatFinite = 0, kSatFiniteInfNan = 1, kN
 //                      NaN -> 6.
 enum class E2m1Rounding : uint8_t { kCvtRn = 0, kCvtRnNoNegZero = 1, kSglangThresholds = 2 };
 
+// The order of a float sum's additions (the norm ops' RMSNorm and LayerNorm:
+// their bits depend on it; numerics/reduction.h computes each exactly). Every
+// partial sum starts at +0, as a kernel's accumulator does, and `lanes` (a
+// power of two) is the number of partial sums a parallel order keeps.
+//   kSequential:   one sum, x[0], x[1], ... in order (a loop in one thread).
+//   kPairwise:     adjacent pairs level by level, the row padded with +0 to
+//                  a power of two (a balanced tree).
+//   kStridedLanes: lane l adds x[l], x[l + lanes], ... in order, then a
+//                  butterfly over the lanes (offsets lanes/2 .. 1, as a CUDA
+//                  warp's __shfl_xor_sync reduction does).
+//   kBlockedLanes: lane l adds its own contiguous chunk of ceil(n / lanes)
+//                  in order, then the butterfly (a thread's registers
+//                  first, then the warp).
+// Which order a given Triton tl.sum or CUDA kernel uses is measured, not
+// assumed (issue 38); this names the shapes the oracle can compute.
+enum class ReductionOrder : uint8_t { kSequential = 0, kPairwise = 1, kStridedLanes = 2, kBlockedLanes = 3 };
+
 inline const char* name_of(RopeStyle style) { return style == RopeStyle::kNeox ? "neox" : "interleaved"; }
 inline const char* name_of(FloatType type) { return type == FloatType::kF32 ? "f32" : "bf16"; }
+inline const char* name_of(ReductionOrder order) {
+  switch (order) {
+    case ReductionOrder::kSequential: return "sequential";
+    case ReductionOrder::kPairwise: return "pairwise";
+    case ReductionOrder::kStridedLanes: return "strided-lanes";
+    case ReductionOrder::kBlockedLanes: return "blocked-lanes";
+  }
+  return "?";
+}
 inline const char* name_of(E4m3FnuzOverflow rule) {
   switch (rule) {
     case E4m3FnuzOverflow::kSatFinite: return "satfinite";

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "fuzz/buffers/values.h"
 
@@ -9,23 +10,60 @@ namespace qcheck {
 
 uint8_t poison_byte(Poison poison) { return poison == Poison::kA ? 0xFF : 0x5B; }
 
+std::pair<int64_t, int64_t> aliased_elements(const TensorPlan& plan, const TensorGeometry& g) {
+  for (const TensorGeometry& in : plan.tensors) {
+    if (in.role != TensorRole::kInput || in.buffer != g.buffer || in.type != g.type ||
+        in.rows != g.rows || in.cols != g.cols || in.row_stride != g.row_stride ||
+        in.col_stride != g.col_stride || in.stride_unit != g.stride_unit) {
+      continue;
+    }
+    const int64_t first = in.offset - g.offset;
+    if (first >= 0 && first + in.width <= g.width) return {first, first + in.width};
+  }
+  return {0, 0};
+}
+
+bool TensorSet::row_written(const TensorGeometry& g, int64_t row) const {
+  if (g.role != TensorRole::kScatterOutput) return g.role == TensorRole::kOutput;
+  const size_t index = static_cast<size_t>(&g - plan.tensors.data());
+  if (index >= row_masks.size() || row_masks[index].empty()) return true;
+  return row_masks[index][static_cast<size_t>(row)] != 0;
+}
+
 void fill_poison(TensorSet& set, Poison poison) {
   set.poison = poison;
   const uint8_t byte = poison_byte(poison);
-  const TensorGeometry* ql_nope = set.find(TensorId::kQlNope);
+  const bool output_buffers_hold_inputs = [&] {
+    for (const TensorGeometry& g : set.plan.tensors) {
+      if (g.role == TensorRole::kInput && set.plan.buffers[g.buffer].is_output) return true;
+    }
+    return false;
+  }();
   for (const TensorGeometry& g : set.plan.tensors) {
     if (g.role == TensorRole::kInput) continue;
-    // With the exact alias, query_out[..., :L] is ql_nope: keep its values.
-    const bool aliased =
-        g.id == TensorId::kQueryOut && ql_nope != nullptr && ql_nope->buffer == g.buffer;
-    const int64_t first = aliased ? ql_nope->width : 0;
-    const int64_t bytes = (g.width - first) * element_bytes(g.type);
+    // An aliased input's elements (ql_nope = query_out[..., :L]) keep their values.
+    const auto [first, end] =
+        output_buffers_hold_inputs ? aliased_elements(set.plan, g) : std::pair<int64_t, int64_t>{0, 0};
+    const int64_t bytes = element_bytes(g.type);
     for (int64_t row = 0; row < g.rows; ++row) {
       for (int64_t col = 0; col < g.cols; ++col) {
-        std::memset(set.element(g, row, col, first), byte, static_cast<size_t>(bytes));
+        if (first > 0) std::memset(set.element(g, row, col, 0), byte, static_cast<size_t>(first * bytes));
+        const int64_t from = end > first ? end : 0;
+        std::memset(set.element(g, row, col, from), byte, static_cast<size_t>((g.width - from) * bytes));
       }
     }
   }
+}
+
+TensorSet allocate_tensor_set(TensorPlan plan, Poison poison) {
+  TensorSet set;
+  set.plan = std::move(plan);
+  set.buffers.reserve(set.plan.buffers.size());
+  for (const BufferPlan& b : set.plan.buffers) {
+    set.buffers.emplace_back(static_cast<size_t>(b.payload_bytes));
+  }
+  fill_poison(set, poison);
+  return set;
 }
 
 TensorSet build_tensor_set(const Case& c, Poison poison, InputTimes* times) {
@@ -33,12 +71,7 @@ TensorSet build_tensor_set(const Case& c, Poison poison, InputTimes* times) {
   TensorSet set;
   {
     const InputTimer timer(times, InputPart::kBuffers);
-    set.plan = plan_tensors(c);
-    set.buffers.reserve(set.plan.buffers.size());
-    for (const BufferPlan& b : set.plan.buffers) {
-      set.buffers.emplace_back(static_cast<size_t>(b.payload_bytes));
-    }
-    fill_poison(set, poison);
+    set = allocate_tensor_set(plan_tensors(c), poison);
   }
   generate_inputs(c, set, times);
   if (times != nullptr) {

@@ -24,6 +24,21 @@ const char* name_of(ElementType type) {
     case ElementType::kF32: return "f32";
     case ElementType::kBf16: return "bf16";
     case ElementType::kE4m3: return "e4m3";
+    case ElementType::kInt32: return "int32";
+    case ElementType::kU8: return "u8";
+    case ElementType::kUe8m0: return "ue8m0";
+    case ElementType::kE2m1x2: return "e2m1x2";
+    case ElementType::kE4m3fnuz: return "e4m3fnuz";
+  }
+  return "?";
+}
+
+const char* name_of(TensorRole role) {
+  switch (role) {
+    case TensorRole::kInput: return "input";
+    case TensorRole::kOutput: return "output";
+    case TensorRole::kUntouchedOutput: return "untouched output";
+    case TensorRole::kScatterOutput: return "scatter output";
   }
   return "?";
 }
@@ -31,11 +46,22 @@ const char* name_of(ElementType type) {
 int element_bytes(ElementType type) {
   switch (type) {
     case ElementType::kInt64: return 8;
-    case ElementType::kF32: return 4;
+    case ElementType::kF32:
+    case ElementType::kInt32: return 4;
     case ElementType::kBf16: return 2;
-    case ElementType::kE4m3: return 1;
+    case ElementType::kE4m3:
+    case ElementType::kU8:
+    case ElementType::kUe8m0:
+    case ElementType::kE2m1x2:
+    case ElementType::kE4m3fnuz: return 1;
   }
   return 1;
+}
+
+int64_t TensorGeometry::byte_offset(int64_t row, int64_t col, int64_t i) const {
+  const int64_t bytes = element_bytes(type);
+  const int64_t unit = stride_unit == 0 ? bytes : stride_unit;
+  return (offset + row * row_stride + col * col_stride) * unit + i * bytes;
 }
 
 const TensorGeometry* TensorPlan::find(TensorId id) const {
@@ -72,7 +98,7 @@ class Planner {
   void add(TensorId id, TensorRole role, ElementType type, int64_t rows, int64_t cols,
            int64_t width, Layout layout, int64_t column_step) {
     TensorGeometry g{id,    role, type, rows, cols,
-                     width, 0,    0,    0,    static_cast<int>(plan_.buffers.size())};
+                     width, 0,    0,    0,    static_cast<int>(plan_.buffers.size()), name_of(id)};
     const int64_t pad = c_.row_padding;
     int64_t elements = 0;
     switch (layout) {
@@ -151,6 +177,7 @@ TensorPlan plan_tensors(const Case& c) {
     // ql_nope = query_out[..., :L]: same buffer, address and strides.
     TensorGeometry view = *plan.find(TensorId::kQueryOut);
     view.id = TensorId::kQlNope;
+    view.name = name_of(TensorId::kQlNope);
     view.role = TensorRole::kInput;
     view.width = L;
     plan.tensors.push_back(view);

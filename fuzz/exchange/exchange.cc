@@ -42,11 +42,16 @@ const char* role_name(TensorRole role) {
 }
 
 // The element type of each buffer: that of the first tensor in it.
+// The element type of a buffer's file: its tensors' type, or bytes (u8) for
+// a buffer of several types (a cache row of codes and scales).
 ElementType buffer_type(const TensorPlan& plan, size_t buffer) {
+  const TensorGeometry* first = nullptr;
   for (const TensorGeometry& g : plan.tensors) {
-    if (size_t(g.buffer) == buffer) return g.type;
+    if (size_t(g.buffer) != buffer) continue;
+    if (first != nullptr && g.type != first->type) return ElementType::kU8;
+    if (first == nullptr) first = &g;
   }
-  return ElementType::kE4m3;
+  return first != nullptr ? first->type : ElementType::kE4m3;
 }
 
 void scalar_entry(nlohmann::ordered_json& j, const char* name, uint32_t bits) {
@@ -62,7 +67,12 @@ const char* npy_descr(ElementType type) {
     case ElementType::kInt64: return "<i8";
     case ElementType::kF32: return "<f4";
     case ElementType::kBf16: return "<u2";
-    case ElementType::kE4m3: return "|u1";
+    case ElementType::kInt32: return "<i4";
+    case ElementType::kE4m3:
+    case ElementType::kU8:
+    case ElementType::kUe8m0:
+    case ElementType::kE2m1x2:
+    case ElementType::kE4m3fnuz: return "|u1";
   }
   return "|u1";
 }
@@ -73,6 +83,11 @@ const char* real_dtype_name(ElementType type) {
     case ElementType::kF32: return "float32";
     case ElementType::kBf16: return "bfloat16";
     case ElementType::kE4m3: return "float8_e4m3fn";
+    case ElementType::kInt32: return "int32";
+    case ElementType::kU8: return "uint8";
+    case ElementType::kUe8m0: return "float8_e8m0fnu";
+    case ElementType::kE2m1x2: return "float4_e2m1fn_x2";
+    case ElementType::kE4m3fnuz: return "float8_e4m3fnuz";
   }
   return "?";
 }

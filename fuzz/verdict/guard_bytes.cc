@@ -10,7 +10,7 @@ std::vector<std::pair<int64_t, int64_t>> element_byte_ranges(const TensorGeometr
   const int64_t bytes = g.width * element_bytes(g.type);
   for (int64_t row = 0; row < g.rows; ++row) {
     for (int64_t col = 0; col < g.cols; ++col) {
-      const int64_t first = g.element_offset(row, col, 0) * element_bytes(g.type);
+      const int64_t first = g.byte_offset(row, col, 0);
       ranges.push_back({first, first + bytes});
     }
   }

@@ -1,12 +1,12 @@
 #include "fuzz/verdict/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <tuple>
 
-#include "numerics/conversions.h"
-#include "numerics/float_bits.h"
+#include "fuzz/verdict/element_bits.h"
 
 namespace qcheck {
 
@@ -67,13 +67,10 @@ std::map<MismatchClass, int64_t> Report::counts_by_class() const {
 }
 
 std::string value_text(ElementType type, uint32_t bits) {
-  double value = 0;
-  switch (type) {
-    case ElementType::kInt64: return std::to_string(bits);
-    case ElementType::kF32: value = float_from_bits(bits); break;
-    case ElementType::kBf16: value = spec::f32_from_bf16(static_cast<uint16_t>(bits)); break;
-    case ElementType::kE4m3: value = spec::f32_from_e4m3(static_cast<uint8_t>(bits)); break;
-  }
+  if (type == ElementType::kInt64) return std::to_string(bits);
+  if (type == ElementType::kInt32) return std::to_string(static_cast<int32_t>(bits));
+  if (type == ElementType::kU8) return std::to_string(bits);
+  const double value = decode_code(type, bits);
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
   if (value == 0) return std::signbit(value) ? "-0" : "0";
@@ -85,7 +82,8 @@ std::string value_text(ElementType type, uint32_t bits) {
 namespace {
 
 std::string hex(uint32_t bits, ElementType type) {
-  const int digits = type == ElementType::kE4m3 ? 2 : type == ElementType::kBf16 ? 4 : 8;
+  // One code's bits: a nibble of e2m1, a byte, two bytes of bf16, else four.
+  const int digits = type == ElementType::kE2m1x2 ? 1 : 2 * std::min(element_bytes(type), 4);
   char text[16];
   std::snprintf(text, sizeof text, "0x%0*X", digits, static_cast<unsigned>(bits));
   return text;

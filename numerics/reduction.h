@@ -1,0 +1,26 @@
+// Sums of f32 rows in a named order (ReductionOrder, numerics/types.h): the
+// exact bits a kernel gets from its additions, each an IEEE f32 addition
+// rounded to nearest even. Every order gives the same real sum; their
+// roundings differ, and a norm's output bits with them.
+#pragma once
+
+#include <cstdint>
+
+#include "numerics/types.h"
+
+namespace qcheck::spec {
+
+struct Reduction {
+  ReductionOrder order = ReductionOrder::kSequential;
+  int lanes = 32;  // the partial sums of kStridedLanes and kBlockedLanes: a power of two, 1 to 1024
+};
+
+// The sum of x[0 .. n) in `r`'s order. n may be 0 (the sum is +0). A NaN in
+// the row gives a NaN; its payload is not specified (kernels differ).
+float reduce_sum(const float* x, int64_t n, Reduction r);
+
+// The same over the squares x[i] * x[i] (each rounded to f32 first, no
+// fused multiply-add): RMSNorm's sum of squares.
+float reduce_sum_of_squares(const float* x, int64_t n, Reduction r);
+
+}  // namespace qcheck::spec

@@ -1,0 +1,91 @@
+// Known answers for sums in named orders (numerics/reduction.h), worked by
+// hand. Near 2^24 an f32 holds only even integers, so an added 1 is a tie
+// that rounds to even and vanishes, while ones summed first survive: each
+// order's result shows which additions it made first.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "numerics/reduction.h"
+
+namespace qcheck::spec {
+namespace {
+
+constexpr float k2p24 = 16777216.0f;
+
+float sum(const std::vector<float>& x, ReductionOrder order, int lanes = 32) {
+  return reduce_sum(x.data(), static_cast<int64_t>(x.size()), Reduction{order, lanes});
+}
+
+TEST(ReductionKnownAnswers, EachOrderRoundsItsOwnWay) {
+  const std::vector<float> x = {k2p24, 1, 1, 1, 1, 1, 1, 1};
+  // In order: 2^24 + 1 ties to 2^24, seven times.
+  EXPECT_EQ(sum(x, ReductionOrder::kSequential), 16777216.0f);
+  // Pairs: (2^24, 2, 2, 2) -> (2^24 + 2, 4) -> 2^24 + 6.
+  EXPECT_EQ(sum(x, ReductionOrder::kPairwise), 16777222.0f);
+  // Two strided lanes: lane 0 = 2^24 (+1 three times, each lost), lane 1 = 4.
+  EXPECT_EQ(sum(x, ReductionOrder::kStridedLanes, 2), 16777220.0f);
+  // Four: lanes (2^24, 2, 2, 2); butterfly 2^24 + 2 and 4, then 2^24 + 6.
+  EXPECT_EQ(sum(x, ReductionOrder::kStridedLanes, 4), 16777222.0f);
+  // Two blocked lanes: x[0..3] = 2^24, x[4..7] = 4.
+  EXPECT_EQ(sum(x, ReductionOrder::kBlockedLanes, 2), 16777220.0f);
+  // One lane is the loop.
+  EXPECT_EQ(sum(x, ReductionOrder::kStridedLanes, 1), 16777216.0f);
+}
+
+TEST(ReductionKnownAnswers, StridedAndBlockedLanesDiffer) {
+  const std::vector<float> x = {k2p24, 1, 3, 1};
+  // Strided over 2: lane 0 = 2^24 + 3, a tie between 2^24 + 2 (odd
+  // mantissa) and 2^24 + 4 (even): 2^24 + 4; lane 1 = 2; total 2^24 + 6.
+  EXPECT_EQ(sum(x, ReductionOrder::kStridedLanes, 2), 16777222.0f);
+  // Blocked over 2: lane 0 = 2^24 + 1 -> 2^24; lane 1 = 4; total 2^24 + 4.
+  EXPECT_EQ(sum(x, ReductionOrder::kBlockedLanes, 2), 16777220.0f);
+  // In order: 2^24, then 2^24 + 3 -> 2^24 + 4, then 2^24 + 5 -> 2^24 + 4.
+  EXPECT_EQ(sum(x, ReductionOrder::kSequential), 16777220.0f);
+}
+
+TEST(ReductionKnownAnswers, TheButterflyPairsLanesHalfTheWidthApart) {
+  // Four lanes of one element each: offset 2 pairs lane 0 with lane 2
+  // (2^24 + 0) and lane 1 with lane 3 (1 + 1 = 2); offset 1 gives 2^24 + 2.
+  // Adding the lanes in order would lose both ones (2^24); pairs of
+  // neighbours too: (2^24 + 1 -> 2^24) + (0 + 1) -> 2^24.
+  const std::vector<float> x = {k2p24, 1, 0, 1};
+  EXPECT_EQ(sum(x, ReductionOrder::kStridedLanes, 4), 16777218.0f);
+  EXPECT_EQ(sum(x, ReductionOrder::kBlockedLanes, 4), 16777218.0f);
+  EXPECT_EQ(sum(x, ReductionOrder::kPairwise), 16777216.0f);
+  EXPECT_EQ(sum(x, ReductionOrder::kSequential), 16777216.0f);
+}
+
+TEST(ReductionKnownAnswers, PairwisePadsToAPowerOfTwoWithZeros) {
+  // (2^24, 1, 1, 1, 1, 0, 0, 0) -> (2^24, 2, 1, 0) -> (2^24 + 2, 1) -> 2^24 + 3,
+  // a tie that rounds to 2^24 + 4.
+  EXPECT_EQ(sum({k2p24, 1, 1, 1, 1}, ReductionOrder::kPairwise), 16777220.0f);
+  EXPECT_EQ(sum({k2p24, 1, 1, 1, 1}, ReductionOrder::kSequential), 16777216.0f);
+}
+
+TEST(ReductionKnownAnswers, EmptyRowsAndNegativeZeroSumToPositiveZero) {
+  // Every partial sum starts at +0, as a kernel's accumulator does: -0 + +0 = +0.
+  for (const ReductionOrder order : {ReductionOrder::kSequential, ReductionOrder::kPairwise,
+                                     ReductionOrder::kStridedLanes, ReductionOrder::kBlockedLanes}) {
+    EXPECT_FALSE(std::signbit(sum({}, order))) << name_of(order);
+    EXPECT_FALSE(std::signbit(sum({-0.0f}, order))) << name_of(order);
+    EXPECT_FALSE(std::signbit(sum({-0.0f, -0.0f, -0.0f}, order))) << name_of(order);
+  }
+}
+
+TEST(ReductionKnownAnswers, ThirtyTwoLanesAddTheOnesFirst) {
+  // The toy op's rms row: 4096 and 63 ones, squared. Over 32 strided lanes,
+  // lane 0 is 2^24 + 1 -> 2^24, lanes 1..31 are 2 each; the butterfly adds
+  // them exactly: 2^24 + 62.
+  std::vector<float> x(64, 1.0f);
+  x[0] = 4096.0f;
+  const int64_t n = static_cast<int64_t>(x.size());
+  EXPECT_EQ(reduce_sum_of_squares(x.data(), n, Reduction{ReductionOrder::kStridedLanes, 32}), 16777278.0f);
+  EXPECT_EQ(reduce_sum_of_squares(x.data(), n, Reduction{ReductionOrder::kSequential, 1}), 16777216.0f);
+  const float squares[] = {3, 4};
+  EXPECT_EQ(reduce_sum_of_squares(squares, 2, Reduction{ReductionOrder::kPairwise, 1}), 25.0f);
+}
+
+}  // namespace
+}  // namespace qcheck::spec
