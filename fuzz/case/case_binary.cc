@@ -7,6 +7,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "core/op/any_case.h"
 #include "fuzz/case/case_fields.h"
 #include "fuzz/case/case_names.h"
 
@@ -119,9 +120,11 @@ class Reader {
     if (version_ < kCaseBinaryVersionWithEdits) return;
     uint64_t count;
     if (!get(name, 2, &count)) return;
-    if (count < 1 || count > CaseLimits::kMaxEdits) {
-      fail(std::string(name) + " count = " + std::to_string(count) + " is outside [1, " +
-           std::to_string(CaseLimits::kMaxEdits) + "] (a case without edits is version 1)");
+    const uint64_t least = version_ == kCaseBinaryVersionAnyOp ? 0 : 1;  // v3 always writes the count
+    if (count < least || count > CaseLimits::kMaxEdits) {
+      fail(std::string(name) + " count = " + std::to_string(count) + " is outside [" + std::to_string(least) +
+           ", " + std::to_string(CaseLimits::kMaxEdits) + "]" +
+           (least == 1 ? " (a case without edits is version 1)" : ""));
       return;
     }
     for (uint64_t i = 0; i < count && error_.empty(); ++i) {
@@ -204,12 +207,30 @@ std::string decode_case(const uint8_t* data, size_t size, Case* out) {
     return "bad magic: a binary case starts with \"QCKC\"";
   }
   const unsigned version = data[4] | (unsigned(data[5]) << 8);
-  if (version != kCaseBinaryVersion && version != kCaseBinaryVersionWithEdits) {
+  if (version != kCaseBinaryVersion && version != kCaseBinaryVersionWithEdits &&
+      version != kCaseBinaryVersionAnyOp) {
     return "version = " + std::to_string(version) + " is not supported (this build reads versions " +
-           std::to_string(kCaseBinaryVersion) + " and " + std::to_string(kCaseBinaryVersionWithEdits) + ")";
+           std::to_string(kCaseBinaryVersion) + ", " + std::to_string(kCaseBinaryVersionWithEdits) + " and " +
+           std::to_string(kCaseBinaryVersionAnyOp) + ")";
+  }
+  size_t fields_at = kHeaderBytes;
+  if (version == kCaseBinaryVersionAnyOp) {
+    // The op and its schema (core/op/any_case.h): this decoder reads fused_q's.
+    std::string op;
+    const std::string error = any_case_op_name(data, size, &op);
+    if (!error.empty()) return error;
+    if (op != kCaseOp) return "op = \"" + op + "\": this reads " + kCaseOp + " cases";
+    fields_at += 1 + op.size();
+    if (size - fields_at < 2) return "truncated: schema needs 2 bytes at offset " + std::to_string(fields_at);
+    const unsigned schema = data[fields_at] | (unsigned(data[fields_at + 1]) << 8);
+    if (schema != kCaseSchema) {
+      return "schema = " + std::to_string(schema) + " of op " + kCaseOp + " is not supported (this build reads schema " +
+             std::to_string(kCaseSchema) + ")";
+    }
+    fields_at += 2;
   }
   Case c;
-  Reader reader(data, size, kHeaderBytes, version);
+  Reader reader(data, size, fields_at, version);
   visit_case_fields(c, reader);
   if (!reader.error().empty()) return reader.error();
   if (reader.offset() != size) {

@@ -9,8 +9,14 @@
 //   tensor (one byte), row, rows, head, element, elements (int64) and bits
 //   (uint64). A case without edits is written as version 1, so every case
 //   file of version 1 keeps its bytes.
+//   Version 3 names its op and schema (core/op/any_case.h, the form of every
+//   op): this decoder reads it when the op is fused_q (schema 1), with the
+//   same fields and an edit count that may be 0; an edit's tensor byte is
+//   then an index into fused_q's tensor table, which lists the tensors in
+//   TensorId's order, so it is the same byte. fused_q writes versions 1 and 2.
 //
-// Decoding is strict, so that decode then encode gives the same bytes:
+// Decoding is strict, so that decode then encode gives the same bytes (in
+// the version read: encode_case for 1 and 2, encode_any_case for 3):
 // truncation, a wrong magic or version, an out-of-range enum, a bool other
 // than 0/1, a bad profile byte and trailing bytes are all refused. Decoding
 // does not validate the case (validate_case does).

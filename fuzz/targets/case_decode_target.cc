@@ -2,7 +2,12 @@
 // the JSON parser (fuzz/case/case_binary.h, case_json.h, case_file.h). They must
 // never crash, leak or hang (the sanitizers and libFuzzer's timeouts watch
 // that); and each property below aborts when it fails:
-//   - a case the binary decoder accepts re-encodes to exactly the same bytes;
+//   - a case the binary decoder accepts re-encodes to exactly the same bytes
+//     (versions 1 and 2 by fused_q's encoder, version 3 by the generic one);
+//   - a version-3 case the generic decoder (core/op/any_case.h) accepts
+//     re-encodes to the same bytes, and where fused_q's decoder accepts it
+//     too, both read the same case (the generic one knows no roles: an edit
+//     of an output is its to accept and fused_q's to refuse);
 //   - a decoded case survives JSON: case_from_json(case_to_json(c)) == c;
 //   - a case the JSON parser accepts survives a second JSON round trip;
 //   - the file-form detection (parse_case_bytes) agrees with both decoders;
@@ -15,12 +20,15 @@
 #include <string>
 #include <vector>
 
+#include "core/op/any_case.h"
 #include "fuzz/case/case_binary.h"
 #include "fuzz/case/case_file.h"
 #include "fuzz/case/case_json.h"
 #include "fuzz/exchange/npy.h"
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/status_file.h"
+#include "ops/fused_q/op.h"
+#include "ops/registry/registry.h"
 
 namespace {
 
@@ -53,9 +61,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<uint8_t> bytes(data, data + size);
   Case binary;
   const bool binary_ok = qcheck::decode_case(data, size, &binary).empty();
+  const bool version_3 = size >= 6 && data[4] == qcheck::kCaseBinaryVersionAnyOp && data[5] == 0;
   if (binary_ok) {
-    if (qcheck::encode_case(binary) != bytes) fail("decode then encode changed the bytes", qcheck::describe(binary));
+    const std::vector<uint8_t> again =
+        version_3 ? qcheck::encode_any_case(qcheck::to_any_case(binary)) : qcheck::encode_case(binary);
+    if (again != bytes) fail("decode then encode changed the bytes", qcheck::describe(binary));
     check_case(binary);
+  }
+  qcheck::AnyCase any;
+  if (qcheck::decode_any_case(data, size, qcheck::all_ops(), &any).empty()) {
+    if (qcheck::encode_any_case(any) != bytes) fail("generic decode then encode changed the bytes", "");
+    Case typed;
+    if (binary_ok && (!qcheck::from_any_case(any, &typed).empty() || typed != binary)) {
+      fail("the generic decoder and fused_q's read different cases", qcheck::describe(binary));
+    }
+  } else if (binary_ok && version_3) {
+    fail("fused_q's decoder accepts a version-3 case the generic one refuses", qcheck::describe(binary));
   }
   Case json;
   const bool json_ok = qcheck::case_from_json(std::string(bytes.begin(), bytes.end()), &json).empty();
