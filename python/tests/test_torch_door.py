@@ -62,6 +62,30 @@ def test_an_output_the_wrapper_allocates_and_never_writes_is_unwritten():
     print("without the poisoned allocator:", blind.signature, {c["class"] for c in blind.json.get("counts", [])})
 
 
+def test_the_kernels_allocations_land_in_the_poisoned_pool_which_stops_growing():
+    from qcheck.model import allocator
+    if not hasattr(torch.cuda, "MemPool"):
+        pytest.skip(f"torch {torch.__version__} has no torch.cuda.MemPool: the shared cache is poisoned instead")
+    addresses, totals = [], []
+
+    def kernel(tensors):
+        own = torch.empty(4096, dtype=torch.uint8, device=tensors["query_out"].device)
+        addresses.append(own.data_ptr())
+        _expected_into(tensors)
+
+    for seed in range(12):
+        verdict = qcheck.run(qcheck.Case.from_seed(seed, "tiny"), kernel, device="cuda")
+        assert verdict.passed and not verdict.notes, verdict.text
+        segments = allocator._POOLS[torch.cuda.current_device()].snapshot()
+        # Every allocation of the kernel's, in both runs, is in qcheck's pool.
+        assert len(addresses) == 2
+        for address in addresses:
+            assert any(s["address"] <= address < s["address"] + s["total_size"] for s in segments), address
+        addresses.clear()
+        totals.append(sum(s["total_size"] for s in segments))
+    assert totals[-1] == totals[1], totals  # no new segment after the first runs
+
+
 def _two_bugs(tensors):
     _expected_into(tensors)
     case = tensors.case

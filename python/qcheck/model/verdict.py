@@ -6,6 +6,7 @@ replayed from a CUDA graph), and two kernels against each other
 names the exception's type: no entry point lets the kernel's exception
 through."""
 
+import contextlib
 import ctypes
 import json
 import re
@@ -166,10 +167,11 @@ def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allo
     on poison 1, and with graph=True once more on poison 0, captured in a
     torch.cuda.CUDAGraph and replayed (the kernel must be capturable: no
     synchronization or host copy inside). phases["kernel"] gets the seconds
-    of the eager runs, phases["allocator"] those of the poisoning. On a CUDA device, poison_allocator fills what torch's
-    caching allocator hands out next with the run's poison first
-    (qcheck.model.allocator), so outputs a wrapper allocates itself start
-    poisoned; each run's .notes say what that could not reach. memory: a
+    of the eager runs, phases["allocator"] those of the poisoning. On a CUDA
+    device, poison_allocator runs the kernel with its allocations in a pool
+    filled with the run's poison first (qcheck.model.allocator), so outputs
+    a wrapper allocates itself start poisoned; each run's .notes say what
+    that could not reach. memory: a
     dict that gets what the kernel allocated (qcheck.model.out_of_memory.measuring)."""
     runs = []
     for poison in (0, 1):
@@ -182,11 +184,13 @@ def kernel_runs(case, kernel, device=None, phases=None, graph=False, poison_allo
             if phases is not None:
                 phases["allocator"] = phases.get("allocator", 0.0) + time.monotonic() - start
         start = time.monotonic()
+        routing = watch.routing() if watch is not None else contextlib.nullcontext()
         if memory is None:
-            kernel(tensors)
+            with routing:
+                kernel(tensors)
             _synchronize(device)
         else:
-            with measuring(device, memory):
+            with measuring(device, memory), routing:
                 kernel(tensors)
                 _synchronize(device)
         if phases is not None:

@@ -120,7 +120,9 @@ class MemoryRules:
     def _release_cache(self):
         if on_cuda(self.device):
             import torch
+            from ..model.allocator import release_pools
             torch.cuda.synchronize()
+            release_pools()  # the poisoned pool's segments too
             torch.cuda.empty_cache()
 
     def run(self, case, run_once, execution, alone_first=False):
