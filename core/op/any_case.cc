@@ -90,19 +90,6 @@ std::string check_header(const uint8_t* data, size_t size) {
 
 }  // namespace
 
-const FieldValue& AnyCase::field(const std::string& name) const {
-  const std::vector<FieldMeta>& meta = op->vocabulary().fields;
-  for (size_t i = 0; i < meta.size(); ++i) {
-    if (meta[i].name == name) return fields[i];
-  }
-  static const FieldValue kNone;
-  return kNone;
-}
-
-FieldValue& AnyCase::field(const std::string& name) {
-  return const_cast<FieldValue&>(static_cast<const AnyCase&>(*this).field(name));
-}
-
 std::vector<uint8_t> encode_any_case(const AnyCase& c) {
   std::vector<uint8_t> out(kMagic, kMagic + sizeof(kMagic));
   put(out, kCaseBinaryVersionAnyOp, 2);

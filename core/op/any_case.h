@@ -60,9 +60,6 @@ struct AnyCase {
 
   bool operator==(const AnyCase& o) const { return op == o.op && fields == o.fields; }
   bool operator!=(const AnyCase& o) const { return !(*this == o); }
-  // The value of the field of that name (the op's vocabulary must have it).
-  const FieldValue& field(const std::string& name) const;
-  FieldValue& field(const std::string& name);
 };
 
 std::vector<uint8_t> encode_any_case(const AnyCase& c);

@@ -117,7 +117,8 @@ class Comparer {
   void guard_bytes(int index, const std::vector<bool>& covered);
   void input_tensor(const TensorGeometry& g);
   void untouched_row(const TensorGeometry& g, int64_t t);
-  void output_row(const TensorGeometry& g, int64_t t);
+  // alias: the elements [first, end) of each (row, col) an aliased input holds.
+  void output_row(const TensorGeometry& g, int64_t t, std::pair<int64_t, int64_t> alias);
 
   void add(const TensorGeometry& g, const char* part, MismatchClass kind, char run, int64_t t,
            int64_t h, int64_t d, uint32_t expected, uint32_t got, uint32_t other = 0) {
@@ -158,15 +159,18 @@ void Comparer::compare_buffer(int index) {
     if (g.buffer != index) continue;
     switch (g.role) {
       case TensorRole::kOutput:
-      case TensorRole::kScatterOutput:
+      case TensorRole::kScatterOutput: {
+        // An aliased input's elements (query_out's front holds ql_nope) are never poison.
+        const std::pair<int64_t, int64_t> alias = aliased_elements(e_.plan, g);
         for (int64_t t = 0; t < g.rows; ++t) {
           if (e_.row_written(g, t)) {
-            output_row(g, t);
+            output_row(g, t, alias);
           } else {
             untouched_row(g, t);
           }
         }
         break;
+      }
       case TensorRole::kUntouchedOutput:
         for (int64_t t = 0; t < g.rows; ++t) untouched_row(g, t);
         break;
@@ -250,10 +254,9 @@ void Comparer::untouched_row(const TensorGeometry& g, int64_t t) {
   }
 }
 
-void Comparer::output_row(const TensorGeometry& g, int64_t t) {
+void Comparer::output_row(const TensorGeometry& g, int64_t t, std::pair<int64_t, int64_t> alias) {
   const uint32_t pa = poison_bits(g.type, a_.poison), pb = poison_bits(g.type, b_.poison);
-  // An aliased input's elements (query_out's front holds ql_nope) are never poison.
-  const auto [alias_first, alias_end] = aliased_elements(e_.plan, g);
+  const auto [alias_first, alias_end] = alias;
   const int codes = codes_per_element(g.type);
   std::vector<ValueMismatch>& values = values_;
   std::vector<uint32_t>& row_expected = row_expected_;
