@@ -158,6 +158,18 @@ TEST(Compare, ModifiedInputIsReported) {
   EXPECT_EQ(r.first.at(0).run, 'B');
 }
 
+// A position's high half changed: the low 32 bits a mismatch holds are
+// equal, yet the input was modified (the C API target found this pass).
+TEST(Compare, ModifiedHighHalfOfAnInt64InputIsReported) {
+  Runs runs(test::small_case());
+  const TensorGeometry& g = runs.tensor(TensorId::kPositions);
+  runs.a.element(g, 1, 0, 0)[7] ^= 0x40;
+  const Report r = runs.compare();
+  EXPECT_EQ(only_signature(r).text(), "positions/elements/input-modified");
+  EXPECT_EQ(r.first.at(0).run, 'A');
+  EXPECT_EQ(r.first.at(0).token, 1);
+}
+
 TEST(Compare, WholeRowOffByAPowerOfTwo) {
   Runs runs(test::small_case());
   // Halve every code of one index_q_fp8 row (as a doubled scale would):
