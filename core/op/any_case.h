@@ -34,9 +34,15 @@ constexpr size_t kMaxAnyEdits = 4096;
 
 // A value written over an input after generation (fuzz/case/case.h's
 // ValueEdit, with the tensor as an index into the op's tensor table).
+// A JSON edit's keys left out take these defaults: one row, every head,
+// the whole row.
 struct AnyEdit {
   uint8_t tensor = 0;
-  int64_t row = 0, rows = 0, head = 0, element = 0, elements = 0;
+  int64_t row = 0;
+  int64_t rows = 1;       // -1: to the last row
+  int64_t head = -1;      // -1: every head
+  int64_t element = 0;
+  int64_t elements = -1;  // -1: to the end of the row
   uint64_t bits = 0;
   bool operator==(const AnyEdit& o) const {
     return tensor == o.tensor && row == o.row && rows == o.rows && head == o.head && element == o.element &&

@@ -4,6 +4,8 @@
 
 namespace qcheck {
 
+void Op::complete_defaults(AnyCase&, const std::vector<bool>&) const {}
+
 const char* name_of(FieldKind kind) {
   switch (kind) {
     case FieldKind::kInteger: return "integer";

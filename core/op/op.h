@@ -49,6 +49,8 @@ struct Vocabulary {
   std::vector<std::string> profiles; // the named profiles its oracle judges under
 };
 
+struct AnyCase;  // core/op/any_case.h
+
 class Op {
  public:
   virtual ~Op() = default;
@@ -58,6 +60,11 @@ class Op {
   virtual uint16_t schema_version() const = 0;
   virtual const char* description() const = 0;
   virtual const Vocabulary& vocabulary() const = 0;
+  // After a case is read from JSON (core/op/any_case_json.h): the fields the
+  // file left out whose default follows other fields (fused_q's
+  // softmax_scale follows index_dim). given[i]: field i was in the file.
+  // The default does nothing.
+  virtual void complete_defaults(AnyCase& c, const std::vector<bool>& given) const;
 };
 
 // {"op", "schema", "description", "fields": [{"name", "kind", "required",

@@ -10,6 +10,9 @@
 //     of an output is its to accept and fused_q's to refuse);
 //   - a decoded case survives JSON: case_from_json(case_to_json(c)) == c;
 //   - a case the JSON parser accepts survives a second JSON round trip;
+//   - the generic JSON form (core/op/any_case_json.h) takes and refuses the
+//     texts fused_q's takes and refuses, with the same line, and reads and
+//     writes the same cases;
 //   - the file-form detection (parse_case_bytes) agrees with both decoders;
 //   - validation and describe() run on every decoded case without crashing,
 //     and validate_case answers the same twice (no hidden state);
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "core/op/any_case.h"
+#include "core/op/any_case_json.h"
 #include "fuzz/case/case_binary.h"
 #include "fuzz/case/case_file.h"
 #include "fuzz/case/case_json.h"
@@ -79,8 +83,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fail("fused_q's decoder accepts a version-3 case the generic one refuses", qcheck::describe(binary));
   }
   Case json;
-  const bool json_ok = qcheck::case_from_json(std::string(bytes.begin(), bytes.end()), &json).empty();
+  const std::string text(bytes.begin(), bytes.end());
+  const std::string json_error = qcheck::case_from_json(text, &json);
+  const bool json_ok = json_error.empty();
   if (json_ok) check_case(json);
+  // The generic JSON reader takes and refuses what fused_q's does, with the
+  // same line, and reads the same case.
+  qcheck::AnyCase any_json;
+  const std::string any_error = qcheck::any_case_from_json(text, qcheck::all_ops(), qcheck::fused_q_op(), &any_json);
+  if (any_error != json_error) {
+    fail("the generic JSON reader and fused_q's disagree", "fused_q: " + json_error + "\ngeneric: " + any_error);
+  }
+  Case typed_json;
+  if (json_ok && (!qcheck::from_any_case(any_json, &typed_json).empty() || typed_json != json)) {
+    fail("the generic JSON reader and fused_q's read different cases", qcheck::describe(json));
+  }
+  if (json_ok && qcheck::any_case_to_json(any_json, false) != qcheck::case_to_json(json)) {
+    fail("the generic JSON writer and fused_q's write different texts", qcheck::describe(json));
+  }
 
   qcheck::NpyArray array;
   if (qcheck::decode_npy(data, size, &array).empty()) {

@@ -6,6 +6,7 @@
 #include "fuzz/case/case_json.h"
 #include "fuzz/case/case_names.h"
 #include "numerics/profile.h"
+#include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck {
 namespace {
@@ -86,6 +87,8 @@ class FusedQOp final : public Op {
     static const Vocabulary v = fused_q_vocabulary();
     return v;
   }
+  // As case_from_json: the scales a file leaves out follow D and NI.
+  void complete_defaults(AnyCase& a, const std::vector<bool>& given) const override;
 };
 
 // Appends each field's value, in canonical order.
@@ -144,6 +147,21 @@ class FromAny {
 };
 
 }  // namespace
+
+void FusedQOp::complete_defaults(AnyCase& a, const std::vector<bool>& given) const {
+  const std::vector<FieldMeta>& fields = vocabulary().fields;
+  auto was_given = [&](const char* name) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i].name == name) return bool(given[i]);
+    }
+    return false;
+  };
+  Case c;
+  if (!from_any_case(a, &c).empty()) return;
+  if (!was_given("softmax_scale") && c.index_dim > 0) c.softmax_scale_bits = default_softmax_scale_bits(c.index_dim);
+  if (!was_given("head_scale") && c.indexer_heads > 0) c.head_scale_bits = default_head_scale_bits(c.indexer_heads);
+  a = to_any_case(c);
+}
 
 const Op& fused_q_op() {
   static const FusedQOp op;
