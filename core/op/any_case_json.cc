@@ -26,23 +26,6 @@ std::string hex(unsigned long long bits, bool eight_digits) {
   return text;
 }
 
-// True and *out set when `text` is "0x" and 1..max_digits hex digits.
-bool parse_hex(const std::string& text, size_t max_digits, unsigned long long* out) {
-  unsigned long long bits = 0;
-  bool ok = text.size() >= 3 && text.size() <= 2 + max_digits && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-  for (size_t i = 2; ok && i < text.size(); ++i) {
-    const char ch = text[i];
-    const int digit = (ch >= '0' && ch <= '9')   ? ch - '0'
-                      : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10
-                      : (ch >= 'A' && ch <= 'F') ? ch - 'A' + 10
-                                                 : -1;
-    ok = digit >= 0;
-    bits = bits * 16 + static_cast<unsigned>(digit < 0 ? 0 : digit);
-  }
-  if (ok) *out = bits;
-  return ok;
-}
-
 bool is_int64(const Json& j) {
   return j.is_number_integer() && !(j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX));
 }
@@ -93,7 +76,7 @@ std::string read_field(const Vocabulary& v, const FieldMeta& f, const Json& j, F
         return "";
       }
       unsigned long long bits = 0;
-      if (!j.is_string() || !parse_hex(j.get<std::string>(), 8, &bits)) {
+      if (!j.is_string() || !parse_hex_bits(j.get<std::string>(), 8, &bits)) {
         return field + " = " + j.dump() + " must be fp32 bits as \"0x\" and 1-8 hex digits, or a number";
       }
       value->number = bits;
@@ -148,7 +131,7 @@ std::string read_field(const Vocabulary& v, const FieldMeta& f, const Json& j, F
         unsigned long long bits = 0;
         if (it->is_number_unsigned()) {
           e.bits = it->get<uint64_t>();
-        } else if (it->is_string() && parse_hex(it->get<std::string>(), 16, &bits)) {
+        } else if (it->is_string() && parse_hex_bits(it->get<std::string>(), 16, &bits)) {
           e.bits = bits;
         } else {
           return where + ".bits must be \"0x\" and 1-16 hex digits, or an integer >= 0 (got " + it->dump() + ")";
@@ -172,6 +155,22 @@ std::string unknown_op(const std::string& shown, const std::vector<const Op*>& o
 }
 
 }  // namespace
+
+bool parse_hex_bits(const std::string& text, size_t max_digits, unsigned long long* out) {
+  unsigned long long bits = 0;
+  bool ok = text.size() >= 3 && text.size() <= 2 + max_digits && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  for (size_t i = 2; ok && i < text.size(); ++i) {
+    const char ch = text[i];
+    const int digit = (ch >= '0' && ch <= '9')   ? ch - '0'
+                      : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10
+                      : (ch >= 'A' && ch <= 'F') ? ch - 'A' + 10
+                                                 : -1;
+    ok = digit >= 0;
+    bits = bits * 16 + static_cast<unsigned>(digit < 0 ? 0 : digit);
+  }
+  if (ok) *out = bits;
+  return ok;
+}
 
 std::string any_case_to_json(const AnyCase& c, bool name_op) {
   const Vocabulary& v = c.op->vocabulary();

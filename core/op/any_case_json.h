@@ -35,4 +35,8 @@ std::string any_case_to_json(const AnyCase& c, bool name_op);
 std::string any_case_from_json(const std::string& text, const std::vector<const Op*>& ops, const Op& default_op,
                                AnyCase* out);
 
+// True and *out set when `text` is "0x" and 1..max_digits hex digits (the
+// bits of a bits32 field or an edit; fused_q's reader shares it).
+bool parse_hex_bits(const std::string& text, size_t max_digits, unsigned long long* out);
+
 }  // namespace qcheck

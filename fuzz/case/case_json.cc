@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/op/any_case_json.h"
 #include "fuzz/case/case_fields.h"
 #include "fuzz/case/case_names.h"
 #include "fuzz/case/tensor_plan.h"
@@ -47,24 +48,6 @@ class Writer {
   }
 };
 
-// "" and *out set when `text` is "0x" and 1-16 hex digits.
-bool parse_hex(const std::string& text, size_t max_digits, unsigned long long* out) {
-  unsigned long long bits = 0;
-  bool ok = text.size() >= 3 && text.size() <= 2 + max_digits && text[0] == '0' &&
-            (text[1] == 'x' || text[1] == 'X');
-  for (size_t i = 2; ok && i < text.size(); ++i) {
-    const char ch = text[i];
-    const int digit = (ch >= '0' && ch <= '9')   ? ch - '0'
-                      : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10
-                      : (ch >= 'A' && ch <= 'F') ? ch - 'A' + 10
-                                                 : -1;
-    ok = digit >= 0;
-    bits = bits * 16 + static_cast<unsigned>(digit < 0 ? 0 : digit);
-  }
-  if (ok) *out = bits;
-  return ok;
-}
-
 class Reader {
  public:
   explicit Reader(const Json& json) : json_(json) {}
@@ -100,7 +83,7 @@ class Reader {
       return;
     }
     unsigned long long bits = 0;
-    if (!j->is_string() || !parse_hex(j->get<std::string>(), 8, &bits)) {
+    if (!j->is_string() || !parse_hex_bits(j->get<std::string>(), 8, &bits)) {
       return fail(std::string("field ") + name + " = " + j->dump() +
                   " must be fp32 bits as \"0x\" and 1-8 hex digits, or a number");
     }
@@ -166,7 +149,7 @@ class Reader {
           unsigned long long bits = 0;
           if (it->is_number_unsigned()) {
             e.bits = it->get<uint64_t>();
-          } else if (it->is_string() && parse_hex(it->get<std::string>(), 16, &bits)) {
+          } else if (it->is_string() && parse_hex_bits(it->get<std::string>(), 16, &bits)) {
             e.bits = bits;
           } else {
             return fail(where + ".bits must be \"0x\" and 1-16 hex digits, or an integer >= 0 (got " +
