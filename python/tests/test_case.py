@@ -84,3 +84,32 @@ def test_the_version_is_the_projects():
     else:
         project = re.search(r"^version: ([0-9.]+)$", (top / "build-info.txt").read_text(), re.M)[1]
     assert qcheck.__version__ == project
+
+
+def test_run_buffers_are_the_same_whatever_was_filled_before():
+    """libqcheck keeps the last case's buffers (per thread) to fill run B
+    from run A's: the bytes must be those of the case filled alone, on a
+    thread of its own, whatever this thread filled before."""
+    import threading
+
+    from qcheck.model.tensors import host_buffers
+
+    def alone(case, poison):
+        out = {}
+        thread = threading.Thread(target=lambda: out.update(raw=host_buffers(case, poison)))
+        thread.start()
+        thread.join()
+        return out["raw"]
+
+    cases = [qcheck.Case.from_seed(seed, size="tiny") for seed in range(6)]
+    cases.append(cases[0].mutate(11, size="tiny"))
+    order = [(0, 0), (0, 1), (0, 0), (1, 1), (1, 0), (2, 1), (3, 0), (3, 1), (0, 1), (4, 0), (5, 1), (6, 0), (6, 1)]
+    for index, poison in order:
+        case = cases[index]
+        got, want = host_buffers(case, poison), alone(case, poison)
+        assert len(got) == len(want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert g.tobytes() == w.tobytes(), f"case {index} poison {poison}: buffer {i} differs"
+    # Poison B differs from A only in the outputs' bytes, and somewhere.
+    a, b = host_buffers(cases[0], 0), host_buffers(cases[0], 1)
+    assert any(x.tobytes() != y.tobytes() for x, y in zip(a, b))

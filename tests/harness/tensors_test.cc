@@ -120,5 +120,25 @@ TEST(TensorSet, ArgsPassTheLaunchValidationForEverySample) {
   }
 }
 
+// A run's set under poison B is the poison-A set with its outputs poisoned
+// again, byte for byte: the fuzz target makes its runs' sets so, and the C
+// API fills run B's buffers so from the set it kept for run A.
+TEST(TensorSet, PoisonBIsPoisonAWithItsOutputsPoisonedAgain) {
+  std::vector<Case> cases;
+  for (const auto& named : test::covering_grid()) cases.push_back(named.c);
+  for (uint64_t i = 0; i < 100; ++i) cases.push_back(test::sample_case(i));
+  for (const Case& c : cases) {
+    TensorSet from_a = build_tensor_set(c, Poison::kA);
+    fill_poison(from_a, Poison::kB);
+    const TensorSet b = build_tensor_set(c, Poison::kB);
+    ASSERT_EQ(from_a.buffers.size(), b.buffers.size());
+    for (size_t i = 0; i < b.buffers.size(); ++i) {
+      ASSERT_EQ(from_a.buffers[i].size(), b.buffers[i].size());
+      EXPECT_EQ(std::memcmp(from_a.buffers[i].data(), b.buffers[i].data(), b.buffers[i].size()), 0)
+          << b.plan.buffers[i].name << "\n" << describe(c);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace qcheck
