@@ -73,8 +73,22 @@ struct KeptBuffers {
   qcheck::TensorSet sets[2];  // poison A, poison B
 };
 
-void write_run_buffers(const Case& c, int poison, uint8_t* const* buffers) {
+KeptBuffers& kept_buffers() {
   thread_local KeptBuffers kept;
+  return kept;
+}
+
+// A copy of the case's poison-A set as qcheck_fill_buffers made it, when
+// this thread kept it (the judge starts its expected set from it), else
+// null.
+std::unique_ptr<qcheck::TensorSet> kept_poison_a(const Case& c) {
+  const KeptBuffers& kept = kept_buffers();
+  if (!kept.valid || !(kept.c == c)) return nullptr;
+  return std::make_unique<qcheck::TensorSet>(kept.sets[0]);
+}
+
+void write_run_buffers(const Case& c, int poison, uint8_t* const* buffers) {
+  KeptBuffers& kept = kept_buffers();
   if (!kept.valid || !(kept.c == c)) {
     kept.valid = false;
     qcheck::TensorSet a = qcheck::build_tensor_set(c, qcheck::Poison::kA);
@@ -239,8 +253,9 @@ qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* o
       got_b.poison = qcheck::Poison::kB;
     }
     qcheck::Judgement judgement;
+    const std::unique_ptr<qcheck::TensorSet> prepared = kept_poison_a(c->c);  // (null: the judge builds it)
     why = qcheck::judge_runs(c->c, v->verdict.profile, qcheck::simd_row_ops(), got_a, run_b != nullptr ? got_b : got_a,
-                             listed, nullptr, nullptr, &judgement);
+                             listed, prepared.get(), nullptr, &judgement);
     if (!why.empty()) {
       v->verdict.outcome = qcheck::Outcome::invalid_input(why);
     } else {

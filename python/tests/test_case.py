@@ -113,3 +113,30 @@ def test_run_buffers_are_the_same_whatever_was_filled_before():
     # Poison B differs from A only in the outputs' bytes, and somewhere.
     a, b = host_buffers(cases[0], 0), host_buffers(cases[0], 1)
     assert any(x.tobytes() != y.tobytes() for x, y in zip(a, b))
+
+
+def test_the_verdict_is_the_same_whether_the_buffers_were_kept_or_not():
+    """The judge starts its expected set from the buffers libqcheck kept
+    when it filled this case's runs; the verdict must be the one judged on a
+    thread that filled nothing."""
+    import threading
+
+    from qcheck.model.tensors import host_buffers
+    from qcheck.model.verdict import check, expected
+
+    def verdicts(case, runs):
+        return [(check(case, r, profile=p).text) for r in runs for p in (None, "auto")]
+
+    for seed in range(4):
+        case = qcheck.Case.from_seed(seed, size="tiny")
+        good = expected(case)
+        broken = expected(case)
+        broken.raw[-1][len(broken.raw[-1]) // 2] ^= 0x40  # a byte of the last allocation (an output's)
+        host_buffers(case, 1)  # this thread now keeps the case's buffers
+        kept = verdicts(case, [good, broken])
+        out = {}
+        thread = threading.Thread(target=lambda: out.update(v=verdicts(case, [good, broken])))
+        thread.start()
+        thread.join()
+        assert kept == out["v"]
+        assert kept[0].startswith("PASS") and not kept[2].startswith("PASS"), kept[2]
