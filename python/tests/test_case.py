@@ -140,3 +140,18 @@ def test_the_verdict_is_the_same_whether_the_buffers_were_kept_or_not():
         thread.join()
         assert kept == out["v"]
         assert kept[0].startswith("PASS") and not kept[2].startswith("PASS"), kept[2]
+
+
+def test_a_text_longer_than_the_threads_buffer_is_asked_again_at_its_size():
+    import ctypes
+
+    from qcheck.model import _capi
+
+    case = qcheck.Case.from_seed(2, size="usual")
+    whole = _capi.text("qcheck_case_describe", case._handle)
+    saved = getattr(_capi._TEXT, "buffer", None)
+    _capi._TEXT.buffer = ctypes.create_string_buffer(8)
+    try:
+        assert len(whole) > 8 and _capi.text("qcheck_case_describe", case._handle) == whole
+    finally:
+        _capi._TEXT.buffer = saved

@@ -3,6 +3,7 @@ decision is made in the C++ behind it."""
 
 import ctypes
 import os
+import threading
 from pathlib import Path
 
 API_VERSION = 5  # the C API's versions only add functions: a newer library serves this package
@@ -149,10 +150,22 @@ def call(name, *args):
         raise QcheckError(status, message.value.decode(errors="replace"))
 
 
+_TEXT = threading.local()  # .buffer: this thread's buffer for texts
+
+
 def text(name, *args):
-    """A text the library writes into a caller buffer (asked twice: size, then bytes)."""
+    """A text the library writes into a caller buffer: into this thread's
+    64 KiB buffer when it fits (one call; a verdict's texts nearly always
+    do), else asked again at the size the library said it needs."""
+    buffer = getattr(_TEXT, "buffer", None)
+    if buffer is None:
+        buffer = _TEXT.buffer = ctypes.create_string_buffer(1 << 16)
     needed = _S(0)
-    getattr(_lib, name)(*args, None, 0, ctypes.byref(needed))
+    status = getattr(_lib, name)(*args, buffer, len(buffer), ctypes.byref(needed))
+    if status == OK:
+        return buffer.value.decode()
+    if needed.value <= len(buffer):  # refused for another reason than room
+        raise QcheckError(status, f"{name} returned {status}")
     out = ctypes.create_string_buffer(needed.value)
     status = getattr(_lib, name)(*args, out, needed.value, ctypes.byref(needed))
     if status != OK:
