@@ -69,6 +69,7 @@ void write_set(const qcheck::TensorSet& set, uint8_t* const* buffers) {
 struct KeptBuffers {
   static constexpr uint64_t kMaxBytes = uint64_t(64) << 20;
   bool valid = false;
+  bool has_b = false;  // sets[1] made (when run B's buffers were first asked for)
   Case c;
   qcheck::TensorSet sets[2];  // poison A, poison B
 };
@@ -98,11 +99,16 @@ void write_run_buffers(const Case& c, int poison, uint8_t* const* buffers) {
       write_set(a, buffers);
       return;
     }
-    kept.sets[1] = a;
-    qcheck::fill_poison(kept.sets[1], qcheck::Poison::kB);
     kept.sets[0] = std::move(a);
+    kept.sets[1] = qcheck::TensorSet{};
+    kept.has_b = false;
     kept.c = c;
     kept.valid = true;
+  }
+  if (poison == 1 && !kept.has_b) {
+    kept.sets[1] = kept.sets[0];
+    qcheck::fill_poison(kept.sets[1], qcheck::Poison::kB);
+    kept.has_b = true;
   }
   write_set(kept.sets[poison], buffers);
 }
