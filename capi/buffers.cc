@@ -80,8 +80,8 @@ KeptBuffers& kept_buffers() {
 }
 
 // A copy of the case's poison-A set as qcheck_fill_buffers made it, when
-// this thread kept it (the judge starts its expected set from it), else
-// null.
+// this thread kept it (the judge and qcheck_expected_buffers start their
+// expected sets from it), else null.
 std::unique_ptr<qcheck::TensorSet> kept_poison_a(const Case& c) {
   const KeptBuffers& kept = kept_buffers();
   if (!kept.valid || !(kept.c == c)) return nullptr;
@@ -212,7 +212,10 @@ qcheck_status qcheck_expected_buffers(const qcheck_case* c, const char* profile,
       why = "profile \"" + name + "\" is not a known profile";
       return QCHECK_INVALID_INPUT;
     }
-    const qcheck::TensorSet set = qcheck::expected_tensors(c->c, p, qcheck::simd_row_ops(), qcheck::Poison::kA, &why);
+    std::unique_ptr<qcheck::TensorSet> kept = kept_poison_a(c->c);
+    const qcheck::TensorSet set =
+        kept != nullptr ? qcheck::expected_tensors(c->c, p, qcheck::simd_row_ops(), std::move(*kept), &why)
+                        : qcheck::expected_tensors(c->c, p, qcheck::simd_row_ops(), qcheck::Poison::kA, &why);
     if (!why.empty()) return QCHECK_INVALID_INPUT;
     write_set(set, buffers);
     return QCHECK_OK;

@@ -94,6 +94,10 @@ std::string verdict_profile(const Case& c, const Backend& backend, const Verdict
 // the oracle. "" in *error on success, else the oracle's refusal.
 TensorSet expected_tensors(const Case& c, const Profile& profile, const RowOps& rows, Poison poison,
                            std::string* error);
+// The same from `blank`, build_tensor_set(c, poison) made before (the C API
+// keeps the last case's).
+TensorSet expected_tensors(const Case& c, const Profile& profile, const RowOps& rows, TensorSet blank,
+                           std::string* error);
 
 // One header line ("PASS ...", "FAIL ...", "INVALID INPUT: ...",
 // "RUNTIME ERROR: ...") and, on a mismatch, the report.

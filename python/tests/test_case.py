@@ -116,9 +116,9 @@ def test_run_buffers_are_the_same_whatever_was_filled_before():
 
 
 def test_the_verdict_is_the_same_whether_the_buffers_were_kept_or_not():
-    """The judge starts its expected set from the buffers libqcheck kept
-    when it filled this case's runs; the verdict must be the one judged on a
-    thread that filled nothing."""
+    """The judge and qcheck_expected_buffers start their expected sets from
+    the buffers libqcheck kept when it filled this case's runs; the verdict
+    and the oracle's outputs must be those of a thread that filled nothing."""
     import threading
 
     from qcheck.model.tensors import host_buffers
@@ -140,6 +140,13 @@ def test_the_verdict_is_the_same_whether_the_buffers_were_kept_or_not():
         thread.join()
         assert kept == out["v"]
         assert kept[0].startswith("PASS") and not kept[2].startswith("PASS"), kept[2]
+        # The oracle's outputs too (qcheck_expected_buffers).
+        host_buffers(case, 0)
+        here = [a.tobytes() for a in expected(case).raw]
+        thread = threading.Thread(target=lambda: out.update(e=[a.tobytes() for a in expected(case).raw]))
+        thread.start()
+        thread.join()
+        assert here == out["e"]
 
 
 def test_a_text_longer_than_the_threads_buffer_is_asked_again_at_its_size():
