@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "core/op/any_case_json.h"
@@ -166,12 +167,13 @@ class Reader {
 
   bool was_given(const char* name) const { return json_.contains(name); }
   const std::string& error() const { return error_; }
-  // The first key that no field claimed, or "".
-  std::string unknown_key() const {
+  // The first key that no field claimed, if any. (Optional, not "": the
+  // empty string is a key JSON allows, and it names no field.)
+  std::optional<std::string> unknown_key() const {
     for (auto it = json_.begin(); it != json_.end(); ++it) {
       if (known_.count(it.key()) == 0) return it.key();
     }
-    return "";
+    return std::nullopt;
   }
 
  private:
@@ -230,8 +232,7 @@ std::string case_from_json(const std::string& text, Case* out) {
   Reader reader(json);
   visit_case_fields(c, reader);
   if (!reader.error().empty()) return reader.error();
-  const std::string unknown = reader.unknown_key();
-  if (!unknown.empty()) return "unknown field " + Json(unknown).dump();
+  if (const auto unknown = reader.unknown_key()) return "unknown field " + Json(*unknown).dump();
   if (!reader.was_given("softmax_scale") && c.index_dim > 0) {
     c.softmax_scale_bits = default_softmax_scale_bits(c.index_dim);
   }

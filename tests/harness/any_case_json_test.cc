@@ -104,6 +104,8 @@ TEST(AnyCaseJson, BothReadersTakeAndRefuseTheSameTexts) {
       with("\"schema\": 2"),
       with("\"schema\": \"1\""),
       with("\"tokens\": 5"),
+      with("\"\": \"qcheck\""),  // the empty key is a key, and names no field
+      with("\"edits\": [{\"tensor\": \"q_pe\", \"\": 1, \"bits\": 1}]"),
       with("\"edits\": {}"),
       with("\"edits\": [5]"),
       with("\"edits\": [{\"bits\": 1}]"),
