@@ -16,26 +16,13 @@
 namespace qcheck {
 namespace {
 
-std::vector<Case> cases() {
-  std::vector<Case> all;
-  for (const test::NamedCase& n : test::covering_grid()) all.push_back(n.c);
-  for (uint64_t i = 0; i < 200; ++i) all.push_back(test::sample_case(i));
-  Case edited = test::sample_case(7);
-  ValueEdit weight, position;
-  weight.tensor = TensorId::kIndexWeights, weight.row = 1, weight.rows = -1, weight.head = 0, weight.bits = 0x3F800000;
-  position.tensor = TensorId::kPositions, position.row = 2, position.bits = 0xFFFFFFFFFFFFFFFFull;  // -1 as int64
-  edited.edits = {weight, position, ValueEdit{}};
-  all.push_back(edited);
-  return all;
-}
-
 std::string generic_read(const std::string& text, AnyCase* out) {
   return any_case_from_json(text, all_ops(), fused_q_op(), out);
 }
 
 TEST(AnyCaseJson, EveryCaseIsWrittenAsFusedQWritesItAndReadBack) {
   int with_edits = 0;
-  for (const Case& c : cases()) {
+  for (const Case& c : test::round_trip_cases()) {
     const std::string text = case_to_json(c);
     ASSERT_EQ(any_case_to_json(to_any_case(c), false), text);
     AnyCase any;

@@ -18,25 +18,13 @@
 namespace qcheck {
 namespace {
 
-std::vector<Case> cases() {
-  std::vector<Case> all;
-  for (const test::NamedCase& n : test::covering_grid()) all.push_back(n.c);
-  for (uint64_t i = 0; i < 200; ++i) all.push_back(test::sample_case(i));
-  Case edited = test::sample_case(7);
-  ValueEdit e;
-  e.tensor = TensorId::kIndexWeights, e.row = 1, e.rows = -1, e.head = 0, e.bits = 0x3F800000;
-  edited.edits = {e, ValueEdit{}};
-  all.push_back(edited);
-  return all;
-}
-
 std::string decode_any(const std::vector<uint8_t>& bytes, AnyCase* out) {
   return decode_any_case(bytes.data(), bytes.size(), all_ops(), out);
 }
 
 TEST(AnyCase, EveryCaseSurvivesVersionThreeThroughBothDecoders) {
   int with_edits = 0;
-  for (const Case& c : cases()) {
+  for (const Case& c : test::round_trip_cases()) {
     const AnyCase any = to_any_case(c);
     const std::vector<uint8_t> v3 = encode_any_case(any);
     ASSERT_EQ(v3[4], 3);

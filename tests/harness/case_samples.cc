@@ -152,4 +152,17 @@ std::vector<NamedCase> covering_grid() {
   return grid;
 }
 
+std::vector<Case> round_trip_cases() {
+  std::vector<Case> all;
+  for (const NamedCase& n : covering_grid()) all.push_back(n.c);
+  for (uint64_t i = 0; i < 200; ++i) all.push_back(sample_case(i));
+  Case edited = sample_case(7);
+  ValueEdit weight, position;
+  weight.tensor = TensorId::kIndexWeights, weight.row = 1, weight.rows = -1, weight.head = 0, weight.bits = 0x3F800000;
+  position.tensor = TensorId::kPositions, position.row = 2, position.bits = 0xFFFFFFFFFFFFFFFFull;  // -1 as int64
+  edited.edits = {weight, position, ValueEdit{}};
+  all.push_back(edited);
+  return all;
+}
+
 }  // namespace qcheck::test

@@ -29,4 +29,9 @@ struct NamedCase {
 // column stride 2, and the real dims (R 64, D 128, L 512) per path.
 std::vector<NamedCase> covering_grid();
 
+// For the round trips of every case form: the covering grid, 200 sample
+// cases, and sample 7 with three edits (a weight column from row 1 on, a
+// position set to -1 as int64, a default edit).
+std::vector<Case> round_trip_cases();
+
 }  // namespace qcheck::test
