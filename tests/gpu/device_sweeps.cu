@@ -11,6 +11,18 @@ namespace {
 
 using namespace qcheck::cuda::device;
 
+// The instruction itself, whatever the compiler would choose for rsqrtf.
+__device__ float rsqrt_approx_ftz(float x) {
+  float r;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+__device__ float rsqrt_approx(float x) {
+  float r;
+  asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
 __global__ void sweep_kernel(Sweep sweep, SweepRange range, float parameter, uint32_t* out) {
   const Divisor divisor = make_divisor(parameter);
   const uint64_t step = static_cast<uint64_t>(gridDim.x) * blockDim.x;
@@ -27,6 +39,9 @@ __global__ void sweep_kernel(Sweep sweep, SweepRange range, float parameter, uin
       case Sweep::kQuantize: result = e4m3x2_from_f32(0.0f, divide(x, divisor)) & 0xFFu; break;
       case Sweep::kReciprocal: result = __float_as_uint(exact_reciprocal_of_pow2(x)); break;
       case Sweep::kUe8m0Reciprocal: result = __float_as_uint(reciprocal_of_ue8m0_scale(x)); break;
+      case Sweep::kRsqrtApproxFtz: result = __float_as_uint(rsqrt_approx_ftz(x)); break;
+      case Sweep::kRsqrtApprox: result = __float_as_uint(rsqrt_approx(x)); break;
+      case Sweep::kRsqrtf: result = __float_as_uint(rsqrtf(x)); break;
     }
     out[i] = result;
   }

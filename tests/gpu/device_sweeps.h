@@ -31,6 +31,9 @@ enum class Sweep : uint8_t {
                  // result = fp32 bits
   kUe8m0Reciprocal,  // reciprocal_of_ue8m0_scale(x) for a power of two up to
                      // 2^126 or +Inf x: result = fp32 bits
+  kRsqrtApproxFtz,   // PTX rsqrt.approx.ftz.f32: result = fp32 bits
+  kRsqrtApprox,      // PTX rsqrt.approx.f32 (subnormals kept): result = fp32 bits
+  kRsqrtf,           // CUDA's rsqrtf as this file is compiled: result = fp32 bits
 };
 
 // The values of a sweep: bits(i) = first + i * stride (mod 2^32), i < count.
