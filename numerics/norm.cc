@@ -1,0 +1,88 @@
+#include "numerics/norm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "numerics/conversions.h"
+#include "numerics/rsqrt.h"
+#include "numerics/rsqrt_approx.h"
+
+namespace qcheck::spec {
+namespace {
+
+// The sum of v[0 .. n) over the rules' lanes: zeros after the row up to
+// sum_width.
+float padded_sum(std::vector<float> v, const NormRules& rules) {
+  if (rules.sum_width > static_cast<int64_t>(v.size())) v.resize(static_cast<size_t>(rules.sum_width), 0.0f);
+  return reduce_sum(v.data(), static_cast<int64_t>(v.size()), rules.reduction);
+}
+
+}  // namespace
+
+const char* name_of(RsqrtKind kind) {
+  switch (kind) {
+    case RsqrtKind::kCorrectlyRounded: return "rsqrt-rn";
+    case RsqrtKind::kSqrtThenDivide: return "one-over-sqrt";
+    case RsqrtKind::kApproxFtz: return "rsqrt-approx-ftz";
+    case RsqrtKind::kApprox: return "rsqrt-approx";
+  }
+  return "?";
+}
+
+const char* name_of(RmsWeight weight) { return weight == RmsWeight::kF32 ? "weight-f32" : "bf16-before-weight"; }
+
+const char* name_of(LayerNormAffine affine) { return affine == LayerNormAffine::kFma ? "fma" : "multiply-add"; }
+
+float norm_rsqrt(float v, const NormRules& rules) {
+  switch (rules.rsqrt) {
+    case RsqrtKind::kCorrectlyRounded: return rsqrt_rn(v);
+    case RsqrtKind::kSqrtThenDivide: return 1.0f / std::sqrt(v);
+    case RsqrtKind::kApproxFtz:
+    case RsqrtKind::kApprox:
+      if (rules.rsqrt_table == nullptr) {
+        // A profile naming the hardware's rsqrt comes with its table; a
+        // caller that forgot it has a bug, not a case.
+        std::fprintf(stderr, "qcheck: norm_rsqrt: %s without a table of corrections\n", name_of(rules.rsqrt));
+        std::abort();
+      }
+      return rsqrt_approx_with(rules.rsqrt_table, v, rules.rsqrt == RsqrtKind::kApproxFtz);
+  }
+  return NAN;
+}
+
+float rms_norm_row(const float* x, const float* w, int64_t n, float eps, RmsWeight weight, const NormRules& rules,
+                   float* y) {
+  std::vector<float> squares(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) squares[static_cast<size_t>(i)] = x[i] * x[i];
+  const float mean_square = padded_sum(std::move(squares), rules) / static_cast<float>(n);
+  const float r = norm_rsqrt(mean_square + eps, rules);
+  for (int64_t i = 0; i < n; ++i) {
+    float normalized = x[i] * r;
+    if (weight == RmsWeight::kBf16BeforeWeight) normalized = f32_from_bf16(bf16_from_f32(normalized, Bf16Nan::k7FFF));
+    y[i] = normalized * w[i];
+  }
+  return r;
+}
+
+LayerNormStats layer_norm_row(const float* x, const float* w, const float* b, int64_t n, float eps,
+                              LayerNormAffine affine, const NormRules& rules, float* y) {
+  LayerNormStats s;
+  s.mean = padded_sum(std::vector<float>(x, x + n), rules) / static_cast<float>(n);
+  std::vector<float> centred(static_cast<size_t>(n)), squares(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    centred[static_cast<size_t>(i)] = x[i] - s.mean;
+    squares[static_cast<size_t>(i)] = centred[static_cast<size_t>(i)] * centred[static_cast<size_t>(i)];
+  }
+  s.variance = padded_sum(std::move(squares), rules) / static_cast<float>(n);
+  s.rstd = norm_rsqrt(s.variance + eps, rules);
+  for (int64_t i = 0; i < n; ++i) {
+    const float p = centred[static_cast<size_t>(i)] * s.rstd;
+    y[i] = affine == LayerNormAffine::kFma ? std::fma(p, w[i], b[i]) : p * w[i] + b[i];
+  }
+  return s;
+}
+
+}  // namespace qcheck::spec
