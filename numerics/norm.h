@@ -5,7 +5,10 @@
 // applied. Every step is an IEEE f32 operation rounded to nearest even
 // unless a convention names a fused multiply-add; the division by the width
 // is IEEE (Triton's approximate `/` equals it for the power-of-two widths
-// real models use: 128, 512, 2048).
+// real models use: 128, 512, 2048). A NaN in a row gives NaNs; their
+// payload and sign are not specified (which operand's NaN an x86 multiply or
+// fused step passes on depends on the operand order a compiler picks), so
+// the ops store them through a conversion with a named NaN rule.
 #pragma once
 
 #include <cstdint>
