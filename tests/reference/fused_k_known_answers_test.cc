@@ -13,6 +13,8 @@
 #include "numerics/float_bits.h"
 #include "ops/fused_k/oracle/index_k_row.h"
 #include "ops/fused_k/oracle/indexer_k_cache.h"
+#include "ops/fused_k/oracle/latent_rows.h"
+#include "ops/fused_k/oracle/mla_cache.h"
 
 namespace qcheck::fused_k {
 namespace {
@@ -128,6 +130,150 @@ TEST(FusedKKnownAnswers, IndexerKLayoutLimits) {
   EXPECT_EQ(indexer_k_layout_problem(IndexerKLayout::kShuffled, 16, 40),
             "dim = 40 is not a multiple of 16, the shuffled layout's tile");
   EXPECT_EQ(indexer_k_layout_problem(IndexerKLayout::kFlat, 0, 128), "block_size = 0 is not at least 1");
+}
+
+// The rope of every MLA test: r[j] = j / 4 (exact in bf16 and e4m3 up to 15.75).
+std::vector<float> quarter_rope() {
+  std::vector<float> rope(kMlaRope);
+  for (int64_t j = 0; j < kMlaRope; ++j) rope[j] = static_cast<float>(j) * 0.25f;
+  return rope;
+}
+
+uint32_t word_at(const std::vector<uint8_t>& entry, size_t at) {
+  return entry[at] | entry[at + 1] << 8 | entry[at + 2] << 16 | static_cast<uint32_t>(entry[at + 3]) << 24;
+}
+
+TEST(FusedKKnownAnswers, MlaEntrySizes) {
+  EXPECT_EQ(mla_entry_bytes(MlaCacheFormat::kBf16), 1152);
+  EXPECT_EQ(mla_entry_bytes(MlaCacheFormat::kFp8), 576);
+  EXPECT_EQ(mla_entry_bytes(MlaCacheFormat::kFp8DsMla), 656);
+  EXPECT_EQ(mla_entry_bytes(MlaCacheFormat::kNvfp4DsMla), 352);
+}
+
+TEST(FusedKKnownAnswers, Fp8DsMlaEntry) {
+  // Tile 0: 448 then 1s; tile 1: -0 then zeros; tile 2: 1000 then 3s; tile 3: -1.5.
+  std::vector<float> latent(kMlaLatent);
+  for (int64_t i = 0; i < kMlaLatent; ++i) latent[i] = i < 128 ? 1.0f : i < 256 ? 0.0f : i < 384 ? 3.0f : -1.5f;
+  latent[0] = 448, latent[128] = -0.0f, latent[256] = 1000;
+  std::vector<uint8_t> entry(656, 0xAB);
+  mla_cache_entry(latent.data(), quarter_rope().data(), MlaCacheFormat::kFp8DsMla, 1.0f, MlaCacheRules{},
+                  entry.data());
+  // Scales: 448 * RN(1/448) rounds to 1 (scale 1); 0 takes the 1e-4 floor, whose log2f ceiling is
+  // 2^-13; 1000 * RN(1/448) = 0x400EDB6E (2.23): 4; 1.5 * RN(1/448) = 0x3B5B6DB8: 2^-8.
+  EXPECT_EQ(word_at(entry, 512), 0x3F800000u);
+  EXPECT_EQ(word_at(entry, 516), 0x39000000u);
+  EXPECT_EQ(word_at(entry, 520), 0x40800000u);
+  EXPECT_EQ(word_at(entry, 524), 0x3B800000u);
+  // Codes: 448 -> 0x7E, 1 -> 0x38; -0 -> 0x80, 0 -> 0; 1000 / 4 = 250 -> 256 (0x78), 3 / 4 -> 0x34;
+  // -1.5 / 2^-8 = -384 -> 0xFC.
+  EXPECT_EQ(entry[0], 0x7E);
+  EXPECT_EQ(entry[1], 0x38);
+  EXPECT_EQ(entry[127], 0x38);
+  EXPECT_EQ(entry[128], 0x80);
+  EXPECT_EQ(entry[129], 0x00);
+  EXPECT_EQ(entry[256], 0x78);
+  EXPECT_EQ(entry[257], 0x34);
+  EXPECT_EQ(entry[384], 0xFC);
+  EXPECT_EQ(entry[511], 0xFC);
+  // The rope as bf16 from byte 528: 2.25 = 0x4010, 15.75 = 0x417C.
+  EXPECT_EQ(entry[528 + 18], 0x10);
+  EXPECT_EQ(entry[528 + 19], 0x40);
+  EXPECT_EQ(entry[528 + 126], 0x7C);
+  EXPECT_EQ(entry[528 + 127], 0x41);
+}
+
+TEST(FusedKKnownAnswers, Nvfp4DsMlaEntry) {
+  // Tile 0: 6 then 1s; tile 1: -0 then zeros; tile 2: 4.5, -1, 0.375 then zeros; the rest zeros.
+  std::vector<float> latent(kMlaLatent, 0.0f);
+  for (int i = 1; i < 16; ++i) latent[i] = 1.0f;
+  latent[0] = 6, latent[16] = -0.0f, latent[32] = 4.5f, latent[33] = -1.0f, latent[34] = 0.375f;
+  std::vector<uint8_t> entry(352, 0xAB);
+  MlaCacheRules rules;
+  mla_cache_entry(latent.data(), quarter_rope().data(), MlaCacheFormat::kNvfp4DsMla, 1.0f, rules, entry.data());
+  // Tile 0: 6 * RN(1/6) rounds to 1, sf 1 (0x38): pairs (6, 1) -> 0x27, (1, 1) -> 0x22.
+  // Tile 1: amax 0 -> sf = 2^-9 (0x01); -0 * 512 + 0 = +0 -> 0x00.
+  // Tile 2: 4.5 * RN(1/6) rounds to 0.75 (0x34); inv = RN(1/0.75) = 0x3FAAAAAB; 4.5 inv = 6 -> 7,
+  // -1 inv = -1.33 -> -1.5 (0xB), 0.375 inv = 0.5 -> 1: pairs 0xB7, 0x01.
+  EXPECT_EQ(entry[0], 0x27);
+  EXPECT_EQ(entry[1], 0x22);
+  EXPECT_EQ(entry[7], 0x22);
+  EXPECT_EQ(entry[8], 0x00);
+  EXPECT_EQ(entry[16], 0xB7);
+  EXPECT_EQ(entry[17], 0x01);
+  EXPECT_EQ(entry[18], 0x00);
+  EXPECT_EQ(entry[255], 0x00);
+  // The scales' permuted bytes: tile t at 320 + 8 (t % 4) + t / 4.
+  EXPECT_EQ(nvfp4_scale_byte(0), 320);
+  EXPECT_EQ(nvfp4_scale_byte(1), 328);
+  EXPECT_EQ(nvfp4_scale_byte(4), 321);
+  EXPECT_EQ(nvfp4_scale_byte(31), 351);
+  EXPECT_EQ(entry[320], 0x38);
+  EXPECT_EQ(entry[328], 0x01);
+  EXPECT_EQ(entry[336], 0x34);
+  EXPECT_EQ(entry[344], 0x01);
+  for (int p = 0; p < 32; ++p) {
+    if (p != 0 && p != 8 && p != 16) {
+      EXPECT_EQ(entry[320 + p], 0x01) << "scale byte " << p;
+    }
+  }
+  // The rope as e4m3, unscaled, from byte 256: 2.25 -> 0x41, 15.75 -> 0x58.
+  EXPECT_EQ(entry[256 + 9], 0x41);
+  EXPECT_EQ(entry[256 + 63], 0x58);
+  // Without the added zero the -0 keeps its sign: code 0x8.
+  rules.nvfp4_adds_zero = false;
+  mla_cache_entry(latent.data(), quarter_rope().data(), MlaCacheFormat::kNvfp4DsMla, 1.0f, rules, entry.data());
+  EXPECT_EQ(entry[8], 0x08);
+}
+
+TEST(FusedKKnownAnswers, Bf16AndFp8Entries) {
+  std::vector<float> latent(kMlaLatent, 1.0f);
+  latent[0] = 448;
+  std::vector<uint8_t> entry(1152, 0xAB);
+  mla_cache_entry(latent.data(), quarter_rope().data(), MlaCacheFormat::kBf16, 1.0f, MlaCacheRules{}, entry.data());
+  EXPECT_EQ(entry[0], 0xE0);  // 448 = 0x43E0
+  EXPECT_EQ(entry[1], 0x43);
+  EXPECT_EQ(entry[2], 0x80);  // 1 = 0x3F80
+  EXPECT_EQ(entry[3], 0x3F);
+  EXPECT_EQ(entry[1024 + 18], 0x10);  // rope 9: 2.25 = 0x4010
+  EXPECT_EQ(entry[1024 + 19], 0x40);
+  // fp8 with k_scale 2: 448 / 2 = 224 -> 0x76, 1 / 2 -> 0x30, rope 2.25 / 2 = 1.125 -> 0x39.
+  entry.assign(576, 0xAB);
+  mla_cache_entry(latent.data(), quarter_rope().data(), MlaCacheFormat::kFp8, 2.0f, MlaCacheRules{}, entry.data());
+  EXPECT_EQ(entry[0], 0x76);
+  EXPECT_EQ(entry[1], 0x30);
+  EXPECT_EQ(entry[512 + 9], 0x39);
+  // k_scale 1 (the kernels' skip): the codes of the values themselves.
+  mla_cache_entry(latent.data(), quarter_rope().data(), MlaCacheFormat::kFp8, 1.0f, MlaCacheRules{}, entry.data());
+  EXPECT_EQ(entry[0], 0x7E);
+  EXPECT_EQ(entry[512 + 9], 0x41);
+}
+
+TEST(FusedKKnownAnswers, LatentRows) {
+  // kv_c all 2 (bf16 0x4000): mean square 4, r = 0.5; weights 1.5 -> 1.5 everywhere. k_pe (1, 2, ...):
+  // pair 0 (1, 2) a quarter turn (c 0, s 1) -> (-2, 1); pair 1 (3, 4) unmoved (c 1, s 0).
+  const std::vector<uint16_t> kv_c(kMlaLatent, 0x4000);
+  const std::vector<float> w(kMlaLatent, 1.5f);
+  std::vector<uint16_t> k_pe(kMlaRope);
+  for (int64_t j = 0; j < kMlaRope; ++j) k_pe[j] = bits_of(static_cast<float>(j + 1)) >> 16;
+  std::vector<float> cos(kMlaRope / 2, 1.0f), sin(kMlaRope / 2, 0.0f);
+  cos[0] = 0, sin[0] = 1;
+  std::vector<float> latent(kMlaLatent), rope(kMlaRope);
+  EXPECT_EQ(kv_latent_row(kv_c.data(), w.data(), 0.0f, k_pe.data(), cos.data(), sin.data(), LatentRules{},
+                          latent.data(), rope.data()),
+            0.5f);
+  for (float v : latent) EXPECT_EQ(v, 1.5f);
+  EXPECT_EQ(rope[0], -2.0f);
+  EXPECT_EQ(rope[1], 1.0f);
+  EXPECT_EQ(rope[2], 3.0f);
+  EXPECT_EQ(rope[63], 64.0f);
+  // The Q latent: (1, 3) with weights 1.5, bf16 before the weight: 0x3F2BC000, 0x40010000
+  // (as in norm_known_answers_test).
+  const std::vector<uint16_t> q_c = {0x3F80, 0x4040};
+  std::vector<float> y(2);
+  LatentRules rules;
+  rules.weight = spec::RmsWeight::kBf16BeforeWeight;
+  q_latent_row(q_c.data(), w.data(), 2, 0.0f, rules, y.data());
+  EXPECT_EQ(bits(y), (std::vector<uint32_t>{0x3F2BC000u, 0x40010000u}));
 }
 
 }  // namespace
