@@ -6,9 +6,6 @@
 
 namespace qcheck::fused_k {
 
-const char* name_of(IndexerKLayout layout) { return layout == IndexerKLayout::kFlat ? "flat" : "shuffled"; }
-const char* name_of(IndexerKScale scale) { return scale == IndexerKScale::kF32 ? "f32" : "ue8m0x4"; }
-
 std::string indexer_k_layout_problem(IndexerKLayout layout, int64_t block_size, int64_t dim) {
   if (block_size < 1) return "block_size = " + std::to_string(block_size) + " is not at least 1";
   if (dim < 1) return "dim = " + std::to_string(dim) + " is not at least 1";

@@ -17,12 +17,9 @@
 #include <cstdint>
 #include <string>
 
-namespace qcheck::fused_k {
+#include "ops/fused_k/args/fused_k_args.h"
 
-enum class IndexerKLayout : uint8_t { kFlat = 0, kShuffled = 1 };
-enum class IndexerKScale : uint8_t { kF32 = 0, kUe8m0x4 = 1 };
-const char* name_of(IndexerKLayout layout);
-const char* name_of(IndexerKScale scale);
+namespace qcheck::fused_k {
 
 // "" when a block of block_size tokens of dim codes can have the layout,
 // else one line naming the field and the limit.

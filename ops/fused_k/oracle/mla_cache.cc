@@ -27,26 +27,6 @@ uint8_t e4m3(float value) { return spec::e4m3_from_f32(value, E4m3Overflow::kSat
 
 }  // namespace
 
-const char* name_of(MlaCacheFormat format) {
-  switch (format) {
-    case MlaCacheFormat::kBf16: return "bf16";
-    case MlaCacheFormat::kFp8: return "fp8";
-    case MlaCacheFormat::kFp8DsMla: return "fp8_ds_mla";
-    case MlaCacheFormat::kNvfp4DsMla: return "nvfp4_ds_mla";
-  }
-  return "?";
-}
-
-int64_t mla_entry_bytes(MlaCacheFormat format) {
-  switch (format) {
-    case MlaCacheFormat::kBf16: return 2 * (kMlaLatent + kMlaRope);
-    case MlaCacheFormat::kFp8: return kMlaLatent + kMlaRope;
-    case MlaCacheFormat::kFp8DsMla: return kMlaLatent + 4 * 4 + 2 * kMlaRope;
-    case MlaCacheFormat::kNvfp4DsMla: return kMlaLatent / 2 + kMlaRope + kMlaLatent / 16;
-  }
-  return 0;
-}
-
 void mla_cache_entry(const float* latent, const float* rope, MlaCacheFormat format, float k_scale,
                      const MlaCacheRules& rules, uint8_t* entry) {
   switch (format) {

@@ -23,15 +23,9 @@
 
 #include "numerics/profile.h"
 #include "numerics/types.h"
+#include "ops/fused_k/args/fused_k_args.h"  // MlaCacheFormat, mla_entry_bytes
 
 namespace qcheck::fused_k {
-
-constexpr int64_t kMlaLatent = 512;
-constexpr int64_t kMlaRope = 64;
-
-enum class MlaCacheFormat : uint8_t { kBf16 = 0, kFp8 = 1, kFp8DsMla = 2, kNvfp4DsMla = 3 };
-const char* name_of(MlaCacheFormat format);
-int64_t mla_entry_bytes(MlaCacheFormat format);
 
 // The conventions kernels differ in, per format.
 struct MlaCacheRules {
