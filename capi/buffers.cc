@@ -1,6 +1,7 @@
 // The C API's tensors and verdicts: the plan, the buffers a run starts
 // from, the oracle's outputs, the judge over a caller's runs.
 #include "capi/capi_edge.h"
+#include "capi/kept_buffers.h"
 
 #include <memory>
 #include <vector>
@@ -55,62 +56,6 @@ qcheck_status set_from(const Case& c, const uint8_t* const* buffers, size_t coun
     set->buffers.push_back(std::move(b));
   }
   return QCHECK_OK;
-}
-
-void write_set(const qcheck::TensorSet& set, uint8_t* const* buffers) {
-  for (size_t i = 0; i < set.buffers.size(); ++i) std::memcpy(buffers[i], set.buffers[i].data(), set.buffers[i].size());
-}
-
-// The buffers of the last case filled on this thread, under both poisons. A
-// door fills run A's buffers, runs the kernel, then fills run B's for the
-// same case: B is A's set with its outputs poisoned again (fill_poison, as
-// the fuzz target makes its runs' sets), not a second generation of every
-// input. Kept up to kMaxBytes a set; a larger case is built each time.
-struct KeptBuffers {
-  static constexpr uint64_t kMaxBytes = uint64_t(64) << 20;
-  bool valid = false;
-  bool has_b = false;  // sets[1] made (when run B's buffers were first asked for)
-  Case c;
-  qcheck::TensorSet sets[2];  // poison A, poison B
-};
-
-KeptBuffers& kept_buffers() {
-  thread_local KeptBuffers kept;
-  return kept;
-}
-
-// A copy of the case's poison-A set as qcheck_fill_buffers made it, when
-// this thread kept it (the judge and qcheck_expected_buffers start their
-// expected sets from it), else null.
-std::unique_ptr<qcheck::TensorSet> kept_poison_a(const Case& c) {
-  const KeptBuffers& kept = kept_buffers();
-  if (!kept.valid || !(kept.c == c)) return nullptr;
-  return std::make_unique<qcheck::TensorSet>(kept.sets[0]);
-}
-
-void write_run_buffers(const Case& c, int poison, uint8_t* const* buffers) {
-  KeptBuffers& kept = kept_buffers();
-  if (!kept.valid || !(kept.c == c)) {
-    kept.valid = false;
-    qcheck::TensorSet a = qcheck::build_tensor_set(c, qcheck::Poison::kA);
-    if (a.plan.total_bytes() > KeptBuffers::kMaxBytes) {
-      kept.sets[0] = kept.sets[1] = qcheck::TensorSet{};  // (its memory back)
-      if (poison == 1) qcheck::fill_poison(a, qcheck::Poison::kB);
-      write_set(a, buffers);
-      return;
-    }
-    kept.sets[0] = std::move(a);
-    kept.sets[1] = qcheck::TensorSet{};
-    kept.has_b = false;
-    kept.c = c;
-    kept.valid = true;
-  }
-  if (poison == 1 && !kept.has_b) {
-    kept.sets[1] = kept.sets[0];
-    qcheck::fill_poison(kept.sets[1], qcheck::Poison::kB);
-    kept.has_b = true;
-  }
-  write_set(kept.sets[poison], buffers);
 }
 
 // The frame of the two plan calls: a valid case, *count set (all a caller

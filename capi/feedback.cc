@@ -1,6 +1,7 @@
 // The C API's feedback for fuzz loops and minimizers: the semantic bins
 // and the minimizer over a caller's evaluate callback.
 #include "capi/capi_edge.h"
+#include "capi/kept_buffers.h"
 
 #include <cstddef>
 #include <vector>
@@ -37,7 +38,10 @@ qcheck_status qcheck_case_bins(const qcheck_case* c, const char* profile, uint8_
     }
     qcheck::fuzzing::clear_last_bins();
     qcheck::fuzzing::mark_case_bins(c->c);
-    qcheck::fuzzing::mark_input_bins(c->c, qcheck::build_tensor_set(c->c, qcheck::Poison::kA), p);
+    // The inputs are this thread's kept set (capi/kept_buffers.h): the run
+    // buffers and the judge of the same case then start from it.
+    qcheck::TensorSet scratch;
+    qcheck::fuzzing::mark_input_bins(c->c, poison_a_set(c->c, scratch), p);
     std::memcpy(bins, qcheck::fuzzing::last_bins(), total);
     return QCHECK_OK;
   });

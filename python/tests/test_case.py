@@ -115,6 +115,37 @@ def test_run_buffers_are_the_same_whatever_was_filled_before():
     assert any(x.tobytes() != y.tobytes() for x, y in zip(a, b))
 
 
+def test_bins_keep_the_buffers_the_runs_start_from():
+    """A case's semantic bins scan its inputs, which libqcheck keeps for the
+    runs' buffers of the same case: the bins and the buffers must be those of
+    a thread that asked for nothing before, in either order."""
+    import threading
+
+    from qcheck.model.bins import case_bins
+    from qcheck.model.tensors import host_buffers
+
+    def alone(work):
+        out = {}
+        thread = threading.Thread(target=lambda: out.update(value=work()))
+        thread.start()
+        thread.join()
+        return out["value"]
+
+    cases = [qcheck.Case.from_seed(seed, size="tiny") for seed in range(4)]
+    for case in cases:
+        bins = case_bins(case)  # keeps the case's inputs ...
+        assert bins == alone(lambda: case_bins(case))
+        for poison in (0, 1):  # ... which the runs start from
+            got, want = host_buffers(case, poison), alone(lambda: host_buffers(case, poison))
+            assert [g.tobytes() for g in got] == [w.tobytes() for w in want]
+        assert case_bins(case) == bins  # and after the runs, the same bins
+    # Bins of another case in between: the buffers are still the case's own.
+    host_buffers(cases[0], 0)
+    case_bins(cases[1])
+    assert [g.tobytes() for g in host_buffers(cases[0], 1)] == [
+        w.tobytes() for w in alone(lambda: host_buffers(cases[0], 1))]
+
+
 def test_the_verdict_is_the_same_whether_the_buffers_were_kept_or_not():
     """The judge and qcheck_expected_buffers start their expected sets from
     the buffers libqcheck kept when it filled this case's runs; the verdict
