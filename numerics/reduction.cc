@@ -1,5 +1,6 @@
 #include "numerics/reduction.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -7,19 +8,59 @@
 namespace qcheck::spec {
 namespace {
 
-// The butterfly over `p` (a power of two of partial sums): at offset o every
-// lane l takes p[l] + p[l ^ o]; f32 addition commutes, so lane l and lane
-// l ^ o get the same bits and lane 0 holds the result.
+// One butterfly step over `p`: every lane l takes p[l] + p[l ^ offset]; f32
+// addition commutes, so lane l and lane l ^ offset get the same bits.
+void butterfly_step(std::vector<float>& p, size_t offset) {
+  std::vector<float> next(p.size());
+  for (size_t l = 0; l < p.size(); ++l) next[l] = p[l] + p[l ^ offset];
+  p.swap(next);
+}
+
+// The butterfly over `p` (a power of two of partial sums), offsets from
+// p.size() / 2 down to 1; lane 0 holds the result.
 float butterfly(std::vector<float> p) {
-  for (size_t offset = p.size() / 2; offset >= 1; offset /= 2) {
-    std::vector<float> next(p.size());
-    for (size_t l = 0; l < p.size(); ++l) next[l] = p[l] + p[l ^ offset];
-    p.swap(next);
+  for (size_t offset = p.size() / 2; offset >= 1; offset /= 2) butterfly_step(p, offset);
+  return p[0];
+}
+
+bool power_of_two_within(int v, int limit) { return v >= 1 && v <= limit && (v & (v - 1)) == 0; }
+
+// kTritonBlock: each thread's left fold from its first element, the lanes'
+// butterfly inside each warp, then the warps'.
+float triton_block_sum(const float* x, int64_t n, int size_per_thread, int warps) {
+  const int64_t spt = size_per_thread, threads = int64_t{32} * warps, chunk = spt * threads;
+  const int64_t chunks = std::max<int64_t>(1, (n + chunk - 1) / chunk);
+  const auto at = [&](int64_t e) { return e < n ? x[e] : 0.0f; };
+  std::vector<float> p(static_cast<size_t>(threads));
+  for (int64_t t = 0; t < threads; ++t) {
+    float acc = at(t * spt);
+    for (int64_t c = 0; c < chunks; ++c) {
+      for (int64_t k = c == 0 ? 1 : 0; k < spt; ++k) acc += at(c * chunk + t * spt + k);
+    }
+    p[static_cast<size_t>(t)] = acc;
   }
+  for (size_t offset = 16; offset >= 1; offset /= 2) butterfly_step(p, offset);
+  for (size_t offset = static_cast<size_t>(threads) / 2; offset >= 32; offset /= 2) butterfly_step(p, offset);
   return p[0];
 }
 
 }  // namespace
+
+const char* reduction_error(const Reduction& r) {
+  switch (r.order) {
+    case ReductionOrder::kSequential:
+    case ReductionOrder::kPairwise: return "";
+    case ReductionOrder::kStridedLanes:
+    case ReductionOrder::kBlockedLanes:
+      return power_of_two_within(r.lanes, 1024) ? "" : "reduction lanes must be a power of two from 1 to 1024";
+    case ReductionOrder::kTritonBlock:
+      if (!power_of_two_within(r.size_per_thread, 16)) {
+        return "reduction size_per_thread must be a power of two from 1 to 16";
+      }
+      return power_of_two_within(r.warps, 32) ? "" : "reduction warps must be a power of two from 1 to 32";
+  }
+  return "reduction order is not one of sequential, pairwise, strided-lanes, blocked-lanes, triton-block";
+}
 
 float reduce_sum(const float* x, int64_t n, Reduction r) {
   switch (r.order) {
@@ -54,6 +95,7 @@ float reduce_sum(const float* x, int64_t n, Reduction r) {
       }
       return butterfly(std::move(partial));
     }
+    case ReductionOrder::kTritonBlock: return triton_block_sum(x, n, r.size_per_thread, r.warps);
   }
   return 0.0f;
 }

@@ -13,7 +13,15 @@ namespace qcheck::spec {
 struct Reduction {
   ReductionOrder order = ReductionOrder::kSequential;
   int lanes = 32;  // the partial sums of kStridedLanes and kBlockedLanes: a power of two, 1 to 1024
+  // kTritonBlock's layout (the compiler's blocked layout of the block, read
+  // from its TTGIR): powers of two, size_per_thread 1 to 16, warps 1 to 32.
+  int size_per_thread = 4;
+  int warps = 4;
 };
+
+// Why `r` cannot be computed ("" when it can): a lane count, layout or
+// order out of range, named with its limit.
+const char* reduction_error(const Reduction& r);
 
 // The sum of x[0 .. n) in `r`'s order. n may be 0 (the sum is +0). A NaN in
 // the row gives a NaN; its payload is not specified (kernels differ).

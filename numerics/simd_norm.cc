@@ -7,7 +7,9 @@
 //   spec's lane l does (L a multiple of the vector's lanes); blocked lanes
 //   gather lane l's chunk element by element;
 // - the butterfly's step o adds p[l] and p[l ^ o] for every l (operands in
-//   the spec's order, so even a NaN's payload is the same).
+//   the spec's order, so even a NaN's payload is the same);
+// - a Triton block: vector lane j folds thread j's registers, from its first
+//   element, as the spec's thread does.
 // Rows are copied into zero-padded scratch first: an extra +0 changes no
 // partial sum (a partial that starts at +0 is never -0), and no load reads
 // past a row. Built with -ffp-contract=off (numerics/CMakeLists.txt).
@@ -30,6 +32,62 @@
 HWY_BEFORE_NAMESPACE();
 namespace qcheck {
 namespace HWY_NAMESPACE {
+
+// The butterfly's step o over p (into next, then swapped): p[l] + p[l ^ o]
+// for every lane, whole vectors where o spans one.
+void ButterflyStep(std::vector<float>& p, std::vector<float>& next, size_t o) {
+  const DF df;
+  const size_t N = hn::Lanes(df);
+  if (o >= N) {
+    for (size_t l = 0; l < p.size(); l += N) {
+      hn::StoreU(hn::Add(hn::LoadU(df, p.data() + l), hn::LoadU(df, p.data() + (l ^ o))), df, next.data() + l);
+    }
+  } else {
+    for (size_t l = 0; l < p.size(); ++l) next[l] = p[l] + p[l ^ o];
+  }
+  p.swap(next);
+}
+
+// kTritonBlock: vector lane j folds thread t0 + j's registers (a load for
+// one element a thread, else a gather at stride size_per_thread), starting
+// from its first element as the spec does; then the warps' butterflies.
+float TritonBlockSum(std::vector<float>& v, int64_t width, const spec::Reduction& r) {
+  const DF df;
+  const size_t N = hn::Lanes(df);
+  const size_t spt = static_cast<size_t>(r.size_per_thread), threads = size_t{32} * static_cast<size_t>(r.warps);
+  const size_t chunk = spt * threads;
+  const size_t chunks = std::max<size_t>(1, (static_cast<size_t>(width) + chunk - 1) / chunk);
+  v.resize(std::max(v.size(), chunks * chunk), 0.0f);  // the layout's lanes past the block: +0
+  std::vector<float> p(threads), next(threads);
+  if (threads % N == 0) {
+    HWY_ALIGN int32_t offsets[kMaxLanes];
+    for (size_t t0 = 0; t0 < threads; t0 += N) {
+      for (size_t j = 0; j < N; ++j) offsets[j] = static_cast<int32_t>((t0 + j) * spt);
+      const VI base = hn::Load(DI(), offsets);
+      const auto element = [&](size_t c, size_t k) {
+        const size_t at = c * chunk + k;
+        return spt == 1 ? hn::LoadU(df, v.data() + at + t0)
+                        : hn::GatherIndex(df, v.data(), hn::Add(base, hn::Set(DI(), static_cast<int32_t>(at))));
+      };
+      VF acc = element(0, 0);
+      for (size_t c = 0; c < chunks; ++c) {
+        for (size_t k = c == 0 ? 1 : 0; k < spt; ++k) acc = hn::Add(acc, element(c, k));
+      }
+      hn::StoreU(acc, df, p.data() + t0);
+    }
+  } else {
+    for (size_t t = 0; t < threads; ++t) {
+      float acc = v[t * spt];
+      for (size_t c = 0; c < chunks; ++c) {
+        for (size_t k = c == 0 ? 1 : 0; k < spt; ++k) acc += v[c * chunk + t * spt + k];
+      }
+      p[t] = acc;
+    }
+  }
+  for (size_t o = 16; o >= 1; o /= 2) ButterflyStep(p, next, o);
+  for (size_t o = threads / 2; o >= 32; o /= 2) ButterflyStep(p, next, o);
+  return p[0];
+}
 
 // The sum of v[0 .. n) (n <= v.size(), the rest zeros up to a size the
 // order needs) in the rules' order, over max(n, sum_width) elements.
@@ -67,6 +125,7 @@ float PaddedSum(std::vector<float>& v, int64_t n, const spec::NormRules& rules) 
     }
     case ReductionOrder::kStridedLanes:
     case ReductionOrder::kBlockedLanes: break;
+    case ReductionOrder::kTritonBlock: return TritonBlockSum(v, width, r);
   }
   const size_t lanes = static_cast<size_t>(r.lanes);
   const size_t chunk = (static_cast<size_t>(width) + lanes - 1) / lanes;  // blocked: each lane's elements
@@ -99,16 +158,7 @@ float PaddedSum(std::vector<float>& v, int64_t n, const spec::NormRules& rules) 
   }
   // The butterfly: p[l] + p[l ^ o] for every lane, o from lanes / 2 down.
   std::vector<float> next(lanes);
-  for (size_t o = lanes / 2; o >= 1; o /= 2) {
-    if (o >= N) {
-      for (size_t l = 0; l < lanes; l += N) {
-        hn::StoreU(hn::Add(hn::LoadU(df, p.data() + l), hn::LoadU(df, p.data() + (l ^ o))), df, next.data() + l);
-      }
-    } else {
-      for (size_t l = 0; l < lanes; ++l) next[l] = p[l] + p[l ^ o];
-    }
-    p.swap(next);
-  }
+  for (size_t o = lanes / 2; o >= 1; o /= 2) ButterflyStep(p, next, o);
   return p[0];
 }
 

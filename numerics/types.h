@@ -48,8 +48,9 @@ enum class E2m1Rounding : uint8_t { kCvtRn = 0, kCvtRnNoNegZero = 1, kSglangThre
 
 // The order of a float sum's additions (the norm ops' RMSNorm and LayerNorm:
 // their bits depend on it; numerics/reduction.h computes each exactly). Every
-// partial sum starts at +0, as a kernel's accumulator does, and `lanes` (a
-// power of two) is the number of partial sums a parallel order keeps.
+// partial sum but a Triton block's starts at +0, as a kernel's accumulator
+// does, and `lanes` (a power of two) is the number of partial sums a parallel
+// order keeps.
 //   kSequential:   one sum, x[0], x[1], ... in order (a loop in one thread).
 //   kPairwise:     adjacent pairs level by level, the row padded with +0 to
 //                  a power of two (a balanced tree).
@@ -59,9 +60,24 @@ enum class E2m1Rounding : uint8_t { kCvtRn = 0, kCvtRnNoNegZero = 1, kSglangThre
 //   kBlockedLanes: lane l adds its own contiguous chunk of ceil(n / lanes)
 //                  in order, then the butterfly (a thread's registers
 //                  first, then the warp).
+//   kTritonBlock:  Triton 3.6's tl.sum over a 1-D block, as measured on
+//                  sm_90 (tools/triton_probe): the block's blocked layout
+//                  gives thread t (of 32 * warps) size_per_thread
+//                  contiguous elements of every chunk of
+//                  size_per_thread * 32 * warps; each thread folds its
+//                  registers left to right starting from its first element
+//                  (no +0), then a butterfly over the lanes of each warp
+//                  (offsets 16 .. 1), then over the warps (warps/2 .. 1).
+//                  Elements past the row are +0 (the masked load's other).
 // Which order a given Triton tl.sum or CUDA kernel uses is measured, not
 // assumed (issue 38); this names the shapes the oracle can compute.
-enum class ReductionOrder : uint8_t { kSequential = 0, kPairwise = 1, kStridedLanes = 2, kBlockedLanes = 3 };
+enum class ReductionOrder : uint8_t {
+  kSequential = 0,
+  kPairwise = 1,
+  kStridedLanes = 2,
+  kBlockedLanes = 3,
+  kTritonBlock = 4,
+};
 
 inline const char* name_of(RopeStyle style) { return style == RopeStyle::kNeox ? "neox" : "interleaved"; }
 inline const char* name_of(FloatType type) { return type == FloatType::kF32 ? "f32" : "bf16"; }
@@ -71,6 +87,7 @@ inline const char* name_of(ReductionOrder order) {
     case ReductionOrder::kPairwise: return "pairwise";
     case ReductionOrder::kStridedLanes: return "strided-lanes";
     case ReductionOrder::kBlockedLanes: return "blocked-lanes";
+    case ReductionOrder::kTritonBlock: return "triton-block";
   }
   return "?";
 }

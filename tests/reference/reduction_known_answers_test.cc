@@ -2,6 +2,7 @@
 // hand. Near 2^24 an f32 holds only even integers, so an added 1 is a tie
 // that rounds to even and vanishes, while ones summed first survive: each
 // order's result shows which additions it made first.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -85,6 +86,72 @@ TEST(ReductionKnownAnswers, ThirtyTwoLanesAddTheOnesFirst) {
   EXPECT_EQ(reduce_sum_of_squares(x.data(), n, Reduction{ReductionOrder::kSequential, 1}), 16777216.0f);
   const float squares[] = {3, 4};
   EXPECT_EQ(reduce_sum_of_squares(squares, 2, Reduction{ReductionOrder::kPairwise, 1}), 25.0f);
+}
+
+float triton(const std::vector<float>& x, int size_per_thread, int warps) {
+  Reduction r{ReductionOrder::kTritonBlock};
+  r.size_per_thread = size_per_thread;
+  r.warps = warps;
+  return reduce_sum(x.data(), static_cast<int64_t>(x.size()), r);
+}
+
+TEST(ReductionKnownAnswers, ATritonBlockSumsEachWarpBeforeTheWarps) {
+  // 128 elements, one a thread over 4 warps: x[0] = 2^24, x[1] = 1 (warp 0,
+  // lane 1), x[33] = 1 (warp 1, lane 1). Warp 0's butterfly adds lanes 0 and
+  // 1: 2^24 + 1, a tie, 2^24; warp 1 gives 1; the warps: 2^24 + 1 -> 2^24.
+  // 128 strided lanes pair lanes 32 apart first: lane 1 is 1 + 1 = 2, and
+  // 2^24 + 2 is exact.
+  std::vector<float> x(128, 0.0f);
+  x[0] = k2p24;
+  x[1] = 1;
+  x[33] = 1;
+  EXPECT_EQ(triton(x, 1, 4), 16777216.0f);
+  EXPECT_EQ(sum(x, ReductionOrder::kStridedLanes, 128), 16777218.0f);
+  EXPECT_EQ(sum(x, ReductionOrder::kBlockedLanes, 128), 16777218.0f);
+}
+
+TEST(ReductionKnownAnswers, ATritonThreadFoldsItsRegistersLeftToRight) {
+  // Four a thread, one warp: thread 0 holds x[0..3] = (2^24, 1, 1, 1): three
+  // ties, 2^24. Thread 16 holds x[64..67] = (1, 1, 1, 1) = 4, which the first
+  // butterfly step (offset 16) adds to 2^24 exactly.
+  std::vector<float> x(128, 0.0f);
+  x[0] = k2p24;
+  x[1] = x[2] = x[3] = 1;
+  x[64] = x[65] = x[66] = x[67] = 1;
+  EXPECT_EQ(triton(x, 4, 1), 16777220.0f);
+  EXPECT_EQ(sum(x, ReductionOrder::kSequential), 16777216.0f);
+  // Over 512 elements (four chunks of 128): thread 0 holds x[0..3],
+  // x[128..131], x[256..259], x[384..387]. With x[256..259] at 1 too it folds
+  // 2^24 and six ones, each lost: 2^24, then + 4 from thread 16.
+  std::vector<float> y(512, 0.0f);
+  std::copy(x.begin(), x.end(), y.begin());
+  y[256] = y[257] = y[258] = y[259] = 1;
+  EXPECT_EQ(triton(y, 4, 1), 16777220.0f);
+}
+
+TEST(ReductionKnownAnswers, ATritonBlockKeepsANegativeZeroRowsSign) {
+  // Each thread starts from its first element: a row of -0 over the whole
+  // layout sums to -0; lanes past the row hold the masked load's +0.
+  EXPECT_TRUE(std::signbit(triton(std::vector<float>(128, -0.0f), 1, 4)));
+  EXPECT_TRUE(std::signbit(triton(std::vector<float>(512, -0.0f), 4, 4)));
+  EXPECT_FALSE(std::signbit(triton(std::vector<float>(100, -0.0f), 1, 4)));
+  EXPECT_FALSE(std::signbit(triton({}, 4, 4)));
+}
+
+TEST(ReductionKnownAnswers, ALayoutOutOfRangeIsNamed) {
+  Reduction r{ReductionOrder::kTritonBlock};
+  EXPECT_STREQ(reduction_error(r), "");
+  r.size_per_thread = 3;
+  EXPECT_STREQ(reduction_error(r), "reduction size_per_thread must be a power of two from 1 to 16");
+  r.size_per_thread = 32;
+  EXPECT_STREQ(reduction_error(r), "reduction size_per_thread must be a power of two from 1 to 16");
+  r.size_per_thread = 16;
+  r.warps = 64;
+  EXPECT_STREQ(reduction_error(r), "reduction warps must be a power of two from 1 to 32");
+  EXPECT_STREQ(reduction_error(Reduction{ReductionOrder::kStridedLanes, 0}),
+               "reduction lanes must be a power of two from 1 to 1024");
+  EXPECT_STREQ(reduction_error(Reduction{ReductionOrder::kBlockedLanes, 2048}),
+               "reduction lanes must be a power of two from 1 to 1024");
 }
 
 }  // namespace

@@ -77,14 +77,22 @@ TEST_P(SimdNorm, DirectTableIsTheTarget) {
   EXPECT_STREQ(direct->name, target_name());
 }
 
+// An order's parameters: its lanes, or a Triton block's layout.
+std::string layout(const spec::Reduction& r) {
+  if (r.order != ReductionOrder::kTritonBlock) return std::to_string(r.lanes);
+  return std::to_string(r.size_per_thread) + "x32x" + std::to_string(r.warps);
+}
+
 TEST_P(SimdNorm, EqualsTheSpecBitForBit) {
   std::vector<uint8_t> table(spec::kRsqrtApproxTableBytes);
   for (uint8_t& byte : table) byte = static_cast<uint8_t>(rng_.next());
-  std::vector<std::pair<ReductionOrder, int>> orders = {{ReductionOrder::kSequential, 1},
-                                                        {ReductionOrder::kPairwise, 1}};
+  std::vector<spec::Reduction> orders = {{ReductionOrder::kSequential, 1}, {ReductionOrder::kPairwise, 1}};
   for (int lanes = 1; lanes <= 128; lanes *= 2) {
     orders.push_back({ReductionOrder::kStridedLanes, lanes});
     orders.push_back({ReductionOrder::kBlockedLanes, lanes});
+  }
+  for (int size_per_thread = 1; size_per_thread <= 8; size_per_thread *= 2) {
+    for (int warps = 1; warps <= 8; warps *= 2) orders.push_back({ReductionOrder::kTritonBlock, 0, size_per_thread, warps});
   }
   const size_t lengths[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 128, 129, 255, 512, 1536};
   const NormOps& scalar = scalar_norm_ops();
@@ -93,10 +101,10 @@ TEST_P(SimdNorm, EqualsTheSpecBitForBit) {
     ASSERT_NE(simd, nullptr);
     for (size_t n : lengths) {
       for (int kind = 0; kind < 4; ++kind) {
-        for (const auto& [order, lanes] : orders) {
+        for (const spec::Reduction& reduction : orders) {
           for (const bool padded : {false, true}) {
             NormRules rules;
-            rules.reduction = spec::Reduction{order, lanes};
+            rules.reduction = reduction;
             if (padded) {
               rules.sum_width = 1;
               while (rules.sum_width < static_cast<int64_t>(n)) rules.sum_width *= 2;
@@ -107,7 +115,7 @@ TEST_P(SimdNorm, EqualsTheSpecBitForBit) {
             const float eps = rng_.below(2) ? 1e-6f : 0.0f;
             const std::vector<float> x = row(n, kind), w = row(n, rng_.below(2)), b = row(n, rng_.below(2));
             const std::string where = std::string(simd->name) + " n " + std::to_string(n) + " kind " +
-                                      std::to_string(kind) + " " + name_of(order) + "/" + std::to_string(lanes) +
+                                      std::to_string(kind) + " " + name_of(reduction.order) + "/" + layout(reduction) +
                                       " width " + std::to_string(rules.sum_width) + " " + name_of(rules.rsqrt);
             std::vector<float> want(n), got(n);
             const RmsWeight weight = static_cast<RmsWeight>(rng_.below(2));
