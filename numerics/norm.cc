@@ -18,6 +18,13 @@ float padded_sum(std::vector<float> v, const NormRules& rules) {
   return reduce_sum(v.data(), static_cast<int64_t>(v.size()), rules.reduction);
 }
 
+// The sum of the squares of v[0 .. n) over the rules' lanes, each square
+// rounded or fused as the reduction says.
+float padded_sum_of_squares(std::vector<float> v, const NormRules& rules) {
+  if (rules.sum_width > static_cast<int64_t>(v.size())) v.resize(static_cast<size_t>(rules.sum_width), 0.0f);
+  return reduce_sum_of_squares(v.data(), static_cast<int64_t>(v.size()), rules.reduction);
+}
+
 }  // namespace
 
 const char* name_of(RsqrtKind kind) {
@@ -48,9 +55,7 @@ float norm_rsqrt(float v, const NormRules& rules) {
 
 float rms_norm_row(const float* x, const float* w, int64_t n, float eps, RmsWeight weight, const NormRules& rules,
                    float* y) {
-  std::vector<float> squares(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) squares[static_cast<size_t>(i)] = x[i] * x[i];
-  const float mean_square = padded_sum(std::move(squares), rules) / static_cast<float>(n);
+  const float mean_square = padded_sum_of_squares(std::vector<float>(x, x + n), rules) / static_cast<float>(n);
   const float r = norm_rsqrt(mean_square + eps, rules);
   for (int64_t i = 0; i < n; ++i) {
     float normalized = x[i] * r;
@@ -64,12 +69,9 @@ LayerNormStats layer_norm_row(const float* x, const float* w, const float* b, in
                               LayerNormAffine affine, const NormRules& rules, float* y) {
   LayerNormStats s;
   s.mean = padded_sum(std::vector<float>(x, x + n), rules) / static_cast<float>(n);
-  std::vector<float> centred(static_cast<size_t>(n)), squares(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    centred[static_cast<size_t>(i)] = x[i] - s.mean;
-    squares[static_cast<size_t>(i)] = centred[static_cast<size_t>(i)] * centred[static_cast<size_t>(i)];
-  }
-  s.variance = padded_sum(std::move(squares), rules) / static_cast<float>(n);
+  std::vector<float> centred(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) centred[static_cast<size_t>(i)] = x[i] - s.mean;
+  s.variance = padded_sum_of_squares(centred, rules) / static_cast<float>(n);
   s.rstd = norm_rsqrt(s.variance + eps, rules);
   for (int64_t i = 0; i < n; ++i) {
     const float p = centred[static_cast<size_t>(i)] * s.rstd;

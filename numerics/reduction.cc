@@ -1,6 +1,7 @@
 #include "numerics/reduction.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -42,6 +43,79 @@ float triton_block_sum(const float* x, int64_t n, int size_per_thread, int warps
   for (size_t offset = 16; offset >= 1; offset /= 2) butterfly_step(p, offset);
   for (size_t offset = static_cast<size_t>(threads) / 2; offset >= 32; offset /= 2) butterfly_step(p, offset);
   return p[0];
+}
+
+// The sum of squares with every multiply contracted into an addition
+// (SquareStep::kFused, numerics/types.h).
+float fused_sum_of_squares(const float* x, int64_t n, const Reduction& r) {
+  const auto at = [&](int64_t e) { return e < n ? x[e] : 0.0f; };
+  const auto accumulate = [&](float acc, int64_t e) { return std::fma(at(e), at(e), acc); };
+  switch (r.order) {
+    case ReductionOrder::kSequential: {
+      float s = 0.0f;
+      for (int64_t i = 0; i < n; ++i) s = accumulate(s, i);
+      return s;
+    }
+    case ReductionOrder::kPairwise: {
+      size_t width = 2;
+      while (width < static_cast<size_t>(n)) width *= 2;
+      std::vector<float> level(width / 2);
+      for (size_t i = 0; i < width / 2; ++i) {
+        const int64_t e = static_cast<int64_t>(2 * i);
+        level[i] = std::fma(at(e), at(e), at(e + 1) * at(e + 1));
+      }
+      for (width /= 2; width > 1; width /= 2) {
+        for (size_t i = 0; i < width / 2; ++i) level[i] = level[2 * i] + level[2 * i + 1];
+      }
+      return level[0];
+    }
+    case ReductionOrder::kStridedLanes:
+    case ReductionOrder::kBlockedLanes: {
+      const int64_t lanes = r.lanes, chunk = (n + lanes - 1) / lanes;
+      std::vector<float> partial(static_cast<size_t>(lanes), 0.0f);
+      for (int64_t l = 0; l < lanes; ++l) {
+        float s = 0.0f;
+        if (r.order == ReductionOrder::kStridedLanes) {
+          for (int64_t i = l; i < n; i += lanes) s = accumulate(s, i);
+        } else {
+          for (int64_t i = l * chunk; i < n && i < (l + 1) * chunk; ++i) s = accumulate(s, i);
+        }
+        partial[static_cast<size_t>(l)] = s;
+      }
+      return butterfly(std::move(partial));
+    }
+    case ReductionOrder::kTritonBlock: {
+      const int64_t spt = r.size_per_thread, threads = int64_t{32} * r.warps, chunk = spt * threads;
+      const int64_t chunks = std::max<int64_t>(1, (n + chunk - 1) / chunk);
+      const auto element = [&](int64_t t, int64_t k) { return (k / spt) * chunk + t * spt + k % spt; };
+      std::vector<float> p(static_cast<size_t>(threads));
+      for (int64_t t = 0; t < threads; ++t) {
+        const float a0 = at(element(t, 0));
+        if (spt * chunks == 1) {
+          p[static_cast<size_t>(t)] = a0 * a0;
+          continue;
+        }
+        const float a1 = at(element(t, 1));
+        float acc = std::fma(a0, a0, a1 * a1);
+        for (int64_t k = 2; k < spt * chunks; ++k) acc = accumulate(acc, element(t, k));
+        p[static_cast<size_t>(t)] = acc;
+      }
+      size_t first = 16;
+      if (spt * chunks == 1) {  // each lane's own square fused into the first step
+        std::vector<float> next(p.size());
+        for (size_t l = 0; l < p.size(); ++l) {
+          const float a = at(static_cast<int64_t>(l));
+          next[l] = std::fma(a, a, p[l ^ 16]);
+        }
+        p.swap(next);
+        first = 8;
+      }
+      for (size_t offset = first; offset >= 1; offset /= 2) butterfly_step(p, offset);
+      for (size_t offset = static_cast<size_t>(threads) / 2; offset >= 32; offset /= 2) butterfly_step(p, offset);
+      return p[0];
+    }
+  }
+  return 0.0f;
 }
 
 }  // namespace
@@ -101,6 +175,7 @@ float reduce_sum(const float* x, int64_t n, Reduction r) {
 }
 
 float reduce_sum_of_squares(const float* x, int64_t n, Reduction r) {
+  if (r.squares == SquareStep::kFused) return fused_sum_of_squares(x, n, r);
   std::vector<float> squares(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) squares[static_cast<size_t>(i)] = x[i] * x[i];
   return reduce_sum(squares.data(), n, r);

@@ -17,6 +17,7 @@ struct Reduction {
   // from its TTGIR): powers of two, size_per_thread 1 to 16, warps 1 to 32.
   int size_per_thread = 4;
   int warps = 4;
+  SquareStep squares = SquareStep::kRounded;  // reduce_sum_of_squares only
 };
 
 // Why `r` cannot be computed ("" when it can): a lane count, layout or
@@ -27,8 +28,9 @@ const char* reduction_error(const Reduction& r);
 // the row gives a NaN; its payload is not specified (kernels differ).
 float reduce_sum(const float* x, int64_t n, Reduction r);
 
-// The same over the squares x[i] * x[i] (each rounded to f32 first, no
-// fused multiply-add): RMSNorm's sum of squares.
+// The same over the squares x[i] * x[i], each rounded to f32 first or
+// contracted into the additions as r.squares says: RMSNorm's sum of squares
+// and LayerNorm's of the centred row.
 float reduce_sum_of_squares(const float* x, int64_t n, Reduction r);
 
 }  // namespace qcheck::spec

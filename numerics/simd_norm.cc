@@ -162,6 +162,17 @@ float PaddedSum(std::vector<float>& v, int64_t n, const spec::NormRules& rules) 
   return p[0];
 }
 
+// The sum of the squares of values[0 .. n) (`squares` holds them rounded,
+// zeros past n). Fused squares are the spec's own loop (std::fma), not
+// vectorized: their orders interleave a multiply with every addition.
+float SumOfSquares(const std::vector<float>& values, std::vector<float>& squares, int64_t n,
+                   const spec::NormRules& rules) {
+  if (rules.reduction.squares == SquareStep::kRounded) return PaddedSum(squares, n, rules);
+  std::vector<float> v(values.begin(), values.begin() + n);
+  v.resize(static_cast<size_t>(std::max(n, rules.sum_width)), 0.0f);
+  return spec::reduce_sum_of_squares(v.data(), static_cast<int64_t>(v.size()), rules.reduction);
+}
+
 float RmsNormRow(const float* x, const float* w, int64_t n, float eps, spec::RmsWeight weight,
                  const spec::NormRules& rules, float* y) {
   const DF df;
@@ -174,7 +185,7 @@ float RmsNormRow(const float* x, const float* w, int64_t n, float eps, spec::Rms
     const VF v = hn::LoadU(df, xs.data() + i);
     hn::StoreU(hn::Mul(v, v), df, squares.data() + i);
   }
-  const float mean_square = PaddedSum(squares, n, rules) / static_cast<float>(n);
+  const float mean_square = SumOfSquares(xs, squares, n, rules) / static_cast<float>(n);
   const float r = spec::norm_rsqrt(mean_square + eps, rules);
   const VF vr = hn::Set(df, r);
   for (size_t i = 0; i < padded; i += N) {
@@ -207,7 +218,7 @@ spec::LayerNormStats LayerNormRow(const float* x, const float* w, const float* b
   }
   // The padded lanes' squares are (0 - mean)^2: zeros past the row, as the spec sums.
   std::fill(squares.begin() + n, squares.end(), 0.0f);
-  s.variance = PaddedSum(squares, n, rules) / static_cast<float>(n);
+  s.variance = SumOfSquares(centred, squares, n, rules) / static_cast<float>(n);
   s.rstd = spec::norm_rsqrt(s.variance + eps, rules);
   const VF rstd = hn::Set(df, s.rstd);
   for (size_t i = 0; i < padded; i += N) {

@@ -79,6 +79,20 @@ enum class ReductionOrder : uint8_t {
   kTritonBlock = 4,
 };
 
+// How a sum of squares rounds each square (numerics/reduction.h).
+//   kRounded: every x * x rounded to f32, then added in the order's way.
+//   kFused:   the multiply contracted into the order's additions, as LLVM
+//             does by default (Triton; nvcc's `acc += x * x`): an
+//             accumulator from +0 takes fma(x, x, acc); a Triton thread's
+//             first two squares are fma(a0, a0, RN(a1^2)) (the PTX of
+//             tl.sum(x * x) on sm_90: mul of the second element, then
+//             fma of the first, third, ...); a thread of one element keeps
+//             RN(a^2) and its first butterfly step is fma(a, a, partner's
+//             RN(a^2)) (LLVM's rule for an add of a multiply, not yet seen
+//             on a device); a pairwise tree's first level is
+//             fma(x0, x0, RN(x1^2)).
+enum class SquareStep : uint8_t { kRounded = 0, kFused = 1 };
+
 inline const char* name_of(RopeStyle style) { return style == RopeStyle::kNeox ? "neox" : "interleaved"; }
 inline const char* name_of(FloatType type) { return type == FloatType::kF32 ? "f32" : "bf16"; }
 inline const char* name_of(ReductionOrder order) {
@@ -91,6 +105,7 @@ inline const char* name_of(ReductionOrder order) {
   }
   return "?";
 }
+inline const char* name_of(SquareStep step) { return step == SquareStep::kRounded ? "squares-rounded" : "squares-fused"; }
 inline const char* name_of(E4m3FnuzOverflow rule) {
   switch (rule) {
     case E4m3FnuzOverflow::kSatFinite: return "satfinite";

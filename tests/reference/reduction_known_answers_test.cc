@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "numerics/float_bits.h"
 #include "numerics/reduction.h"
 
 namespace qcheck::spec {
@@ -136,6 +138,49 @@ TEST(ReductionKnownAnswers, ATritonBlockKeepsANegativeZeroRowsSign) {
   EXPECT_TRUE(std::signbit(triton(std::vector<float>(512, -0.0f), 4, 4)));
   EXPECT_FALSE(std::signbit(triton(std::vector<float>(100, -0.0f), 1, 4)));
   EXPECT_FALSE(std::signbit(triton({}, 4, 4)));
+}
+
+// a = 1 + 2^-12 squares to 1 + 2^-11 + 2^-24, a tie: RN gives 1 + 2^-11
+// (0x3F801000). b = 2^-12 squares exactly to 2^-24. fma(a, a, 2^-24) is
+// exactly 1 + 2^-11 + 2^-23 (0x3F801001); RN(a^2) + 2^-24 and
+// fma(b, b, RN(a^2)) are the tie again, 0x3F801000.
+constexpr float kA = 1.000244140625f, kB = 0.000244140625f;
+
+float squares(std::vector<float> x, Reduction r, SquareStep step) {
+  r.squares = step;
+  return reduce_sum_of_squares(x.data(), static_cast<int64_t>(x.size()), r);
+}
+
+TEST(ReductionKnownAnswers, FusedSquaresKeepTheBitTheRoundedOnesLose) {
+  Reduction triton{ReductionOrder::kTritonBlock};
+  triton.size_per_thread = 4;
+  triton.warps = 1;
+  std::vector<float> x(128, 0.0f);
+  x[0] = kA;
+  x[1] = kB;
+  // The thread's first two squares as fma(a0, a0, RN(a1^2)), as the PTX has them.
+  EXPECT_EQ(bits_of(squares(x, triton, SquareStep::kFused)), 0x3F801001u);
+  EXPECT_EQ(bits_of(squares(x, triton, SquareStep::kRounded)), 0x3F801000u);
+  // An accumulator from +0: fma(a, a, 0) rounds a^2 first, then the tie.
+  EXPECT_EQ(bits_of(squares({kA, kB}, Reduction{ReductionOrder::kSequential}, SquareStep::kFused)), 0x3F801000u);
+  EXPECT_EQ(bits_of(squares({kB, kA}, Reduction{ReductionOrder::kSequential}, SquareStep::kFused)), 0x3F801001u);
+  EXPECT_EQ(bits_of(squares({kB, kA}, Reduction{ReductionOrder::kSequential}, SquareStep::kRounded)), 0x3F801000u);
+  EXPECT_EQ(bits_of(squares({kA, kB}, Reduction{ReductionOrder::kPairwise}, SquareStep::kFused)), 0x3F801001u);
+  EXPECT_EQ(bits_of(squares({kA, kB}, Reduction{ReductionOrder::kPairwise}, SquareStep::kRounded)), 0x3F801000u);
+}
+
+TEST(ReductionKnownAnswers, AOneElementThreadFusesItsSquareIntoTheFirstButterflyStep) {
+  // One warp, one element a thread: lane 0 computes fma(x0, x0, RN(x16^2)),
+  // lane 16 fma(x16, x16, RN(x0^2)); lane 0's value is the sum.
+  Reduction triton{ReductionOrder::kTritonBlock};
+  triton.size_per_thread = 1;
+  triton.warps = 1;
+  std::vector<float> x(32, 0.0f);
+  x[0] = kA;
+  x[16] = kB;
+  EXPECT_EQ(bits_of(squares(x, triton, SquareStep::kFused)), 0x3F801001u);
+  std::swap(x[0], x[16]);
+  EXPECT_EQ(bits_of(squares(x, triton, SquareStep::kFused)), 0x3F801000u);
 }
 
 TEST(ReductionKnownAnswers, ALayoutOutOfRangeIsNamed) {

@@ -105,6 +105,7 @@ TEST_P(SimdNorm, EqualsTheSpecBitForBit) {
           for (const bool padded : {false, true}) {
             NormRules rules;
             rules.reduction = reduction;
+            rules.reduction.squares = static_cast<SquareStep>(rng_.below(2));
             if (padded) {
               rules.sum_width = 1;
               while (rules.sum_width < static_cast<int64_t>(n)) rules.sum_width *= 2;
@@ -115,7 +116,8 @@ TEST_P(SimdNorm, EqualsTheSpecBitForBit) {
             const float eps = rng_.below(2) ? 1e-6f : 0.0f;
             const std::vector<float> x = row(n, kind), w = row(n, rng_.below(2)), b = row(n, rng_.below(2));
             const std::string where = std::string(simd->name) + " n " + std::to_string(n) + " kind " +
-                                      std::to_string(kind) + " " + name_of(reduction.order) + "/" + layout(reduction) +
+                                      std::to_string(kind) + " " + name_of(reduction.order) + "/" + layout(reduction) + " " +
+                                      name_of(rules.reduction.squares) +
                                       " width " + std::to_string(rules.sum_width) + " " + name_of(rules.rsqrt);
             std::vector<float> want(n), got(n);
             const RmsWeight weight = static_cast<RmsWeight>(rng_.below(2));
