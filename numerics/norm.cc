@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "numerics/conversions.h"
+#include "numerics/rcp_approx.h"
 #include "numerics/rsqrt.h"
 #include "numerics/rsqrt_approx.h"
 
@@ -41,6 +42,20 @@ const char* name_of(RmsWeight weight) { return weight == RmsWeight::kF32 ? "weig
 
 const char* name_of(LayerNormAffine affine) { return affine == LayerNormAffine::kFma ? "fma" : "multiply-add"; }
 
+const char* name_of(WidthDivision division) { return division == WidthDivision::kIeee ? "ieee" : "div-full"; }
+
+const char* norm_rules_error(const NormRules& rules, int64_t n) {
+  if (n < 1) return "norm width n must be at least 1";
+  if (rules.divide == WidthDivision::kDivFull && n > kRcpApproxWidths) {
+    return "norm width n must be at most 65536 with divide div-full (the widths measured)";
+  }
+  return reduction_error(rules.reduction);
+}
+
+float norm_divide(float sum, int64_t n, const NormRules& rules) {
+  return rules.divide == WidthDivision::kIeee ? sum / static_cast<float>(n) : divide_full_by_width(sum, n);
+}
+
 float norm_rsqrt(float v, const NormRules& rules) {
   switch (rules.rsqrt) {
     case RsqrtKind::kCorrectlyRounded: return rsqrt_rn(v);
@@ -55,7 +70,7 @@ float norm_rsqrt(float v, const NormRules& rules) {
 
 float rms_norm_row(const float* x, const float* w, int64_t n, float eps, RmsWeight weight, const NormRules& rules,
                    float* y) {
-  const float mean_square = padded_sum_of_squares(std::vector<float>(x, x + n), rules) / static_cast<float>(n);
+  const float mean_square = norm_divide(padded_sum_of_squares(std::vector<float>(x, x + n), rules), n, rules);
   const float r = norm_rsqrt(mean_square + eps, rules);
   for (int64_t i = 0; i < n; ++i) {
     float normalized = x[i] * r;
@@ -68,10 +83,10 @@ float rms_norm_row(const float* x, const float* w, int64_t n, float eps, RmsWeig
 LayerNormStats layer_norm_row(const float* x, const float* w, const float* b, int64_t n, float eps,
                               LayerNormAffine affine, const NormRules& rules, float* y) {
   LayerNormStats s;
-  s.mean = padded_sum(std::vector<float>(x, x + n), rules) / static_cast<float>(n);
+  s.mean = norm_divide(padded_sum(std::vector<float>(x, x + n), rules), n, rules);
   std::vector<float> centred(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) centred[static_cast<size_t>(i)] = x[i] - s.mean;
-  s.variance = padded_sum_of_squares(centred, rules) / static_cast<float>(n);
+  s.variance = norm_divide(padded_sum_of_squares(centred, rules), n, rules);
   s.rstd = norm_rsqrt(s.variance + eps, rules);
   for (int64_t i = 0; i < n; ++i) {
     const float p = centred[static_cast<size_t>(i)] * s.rstd;

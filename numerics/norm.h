@@ -3,9 +3,8 @@
 // kernel sums over (a Triton block pads the row with zeros to a power of
 // two), the reciprocal square root, and where the weight (and bias) is
 // applied. Every step is an IEEE f32 operation rounded to nearest even
-// unless a convention names a fused multiply-add; the division by the width
-// is IEEE (Triton's approximate `/` equals it for the power-of-two widths
-// real models use: 128, 512, 2048). A NaN in a row gives NaNs; their
+// unless a convention names a fused multiply-add or an approximate step
+// (the division by the width, the rsqrt). A NaN in a row gives NaNs; their
 // payload and sign are not specified (which operand's NaN an x86 multiply or
 // fused step passes on depends on the operand order a compiler picks), so
 // the ops store them through a conversion with a named NaN rule.
@@ -39,24 +38,37 @@ enum class LayerNormAffine : uint8_t {
 };
 const char* name_of(LayerNormAffine affine);
 
+// How a norm divides a sum by its width n.
+enum class WidthDivision : uint8_t {
+  kIeee = 0,     // RN(S / n): nvcc's `/` without fast-math, tl.div_rn
+  kDivFull = 1,  // Triton's `/` (div.full.f32): RN(S * rcp.approx(n)), numerics/rcp_approx.h; n <= 65536
+};
+const char* name_of(WidthDivision division);
+
 struct NormRules {
   Reduction reduction;  // the order of every sum of the norm
   // The lanes the sums run over: the row, then +0 up to this width where it
   // is larger (a Triton block of next_pow2(n) lanes; 0: the row alone). The
   // zeros change no value, but the blocked and pairwise orders group by it.
   int64_t sum_width = 0;
+  WidthDivision divide = WidthDivision::kIeee;  // the mean's and the mean square's
   RsqrtKind rsqrt = RsqrtKind::kCorrectlyRounded;
   // kApproxFtz and kApprox: a table of corrections (numerics/rsqrt_approx.h);
   // null: the one measured on the device, in the library.
   const uint8_t* rsqrt_table = nullptr;
 };
 
-// The rules' reciprocal square root of v.
+// Why rows of width n cannot be normalized under `rules` ("" when they can),
+// naming the field and its limit.
+const char* norm_rules_error(const NormRules& rules, int64_t n);
+
+// The rules' reciprocal square root of v, and their S / n.
 float norm_rsqrt(float v, const NormRules& rules);
+float norm_divide(float sum, int64_t n, const NormRules& rules);
 
 // RMSNorm of x[0 .. n), n >= 1, weights w (their values as f32: a bf16
 // weight converted exactly): r = rsqrt(RN(RN(S / n) + eps)) with S the sum
-// of the squares (each rounded) in the rules' order; y[i] by `weight`.
+// of the squares in the rules' order; y[i] by `weight`.
 // Returns r. y may be x.
 float rms_norm_row(const float* x, const float* w, int64_t n, float eps, RmsWeight weight, const NormRules& rules,
                    float* y);

@@ -185,7 +185,7 @@ float RmsNormRow(const float* x, const float* w, int64_t n, float eps, spec::Rms
     const VF v = hn::LoadU(df, xs.data() + i);
     hn::StoreU(hn::Mul(v, v), df, squares.data() + i);
   }
-  const float mean_square = SumOfSquares(xs, squares, n, rules) / static_cast<float>(n);
+  const float mean_square = spec::norm_divide(SumOfSquares(xs, squares, n, rules), n, rules);
   const float r = spec::norm_rsqrt(mean_square + eps, rules);
   const VF vr = hn::Set(df, r);
   for (size_t i = 0; i < padded; i += N) {
@@ -208,7 +208,7 @@ spec::LayerNormStats LayerNormRow(const float* x, const float* w, const float* b
   std::copy(b, b + n, bs.begin());
   std::vector<float> work = xs;  // the sum may write into its row
   spec::LayerNormStats s;
-  s.mean = PaddedSum(work, n, rules) / static_cast<float>(n);
+  s.mean = spec::norm_divide(PaddedSum(work, n, rules), n, rules);
   const VF mean = hn::Set(df, s.mean);
   std::vector<float> centred(padded), squares(padded, 0.0f);
   for (size_t i = 0; i < padded; i += N) {
@@ -218,7 +218,7 @@ spec::LayerNormStats LayerNormRow(const float* x, const float* w, const float* b
   }
   // The padded lanes' squares are (0 - mean)^2: zeros past the row, as the spec sums.
   std::fill(squares.begin() + n, squares.end(), 0.0f);
-  s.variance = SumOfSquares(centred, squares, n, rules) / static_cast<float>(n);
+  s.variance = spec::norm_divide(SumOfSquares(centred, squares, n, rules), n, rules);
   s.rstd = spec::norm_rsqrt(s.variance + eps, rules);
   const VF rstd = hn::Set(df, s.rstd);
   for (size_t i = 0; i < padded; i += N) {

@@ -106,6 +106,7 @@ TEST_P(SimdNorm, EqualsTheSpecBitForBit) {
             NormRules rules;
             rules.reduction = reduction;
             rules.reduction.squares = static_cast<SquareStep>(rng_.below(2));
+            rules.divide = static_cast<spec::WidthDivision>(rng_.below(2));
             if (padded) {
               rules.sum_width = 1;
               while (rules.sum_width < static_cast<int64_t>(n)) rules.sum_width *= 2;
