@@ -26,23 +26,37 @@ float butterfly(std::vector<float> p) {
 
 bool power_of_two_within(int v, int limit) { return v >= 1 && v <= limit && (v & (v - 1)) == 0; }
 
-// kTritonBlock: each thread's left fold from its first element, the lanes'
-// butterfly inside each warp, then the warps'.
-float triton_block_sum(const float* x, int64_t n, int size_per_thread, int warps) {
-  const int64_t spt = size_per_thread, threads = int64_t{32} * warps, chunk = spt * threads;
-  const int64_t chunks = std::max<int64_t>(1, (n + chunk - 1) / chunk);
+// kTritonBlock's layout: thread t's k-th register holds element
+// (k / spt) * chunk + t * spt + k % spt; registers past the row hold +0.
+struct TritonLayout {
+  int64_t spt, threads, chunk, registers;
+  TritonLayout(int64_t n, const Reduction& r)
+      : spt(r.size_per_thread), threads(int64_t{32} * r.warps), chunk(spt * threads),
+        registers(spt * std::max<int64_t>(1, (n + chunk - 1) / chunk)) {}
+  int64_t element(int64_t t, int64_t k) const { return (k / spt) * chunk + t * spt + k % spt; }
+};
+
+// The threads' partial sums combined: the lanes' butterfly inside each warp
+// from offset `first` (16, or 8 when the caller made the first step), then
+// the warps'.
+float triton_combine(std::vector<float> p, size_t first) {
+  for (size_t offset = first; offset >= 1; offset /= 2) butterfly_step(p, offset);
+  for (size_t offset = p.size() / 2; offset >= 32; offset /= 2) butterfly_step(p, offset);
+  return p[0];
+}
+
+// kTritonBlock: each thread's left fold from its first element, then the
+// butterflies.
+float triton_block_sum(const float* x, int64_t n, const Reduction& r) {
+  const TritonLayout layout(n, r);
   const auto at = [&](int64_t e) { return e < n ? x[e] : 0.0f; };
-  std::vector<float> p(static_cast<size_t>(threads));
-  for (int64_t t = 0; t < threads; ++t) {
-    float acc = at(t * spt);
-    for (int64_t c = 0; c < chunks; ++c) {
-      for (int64_t k = c == 0 ? 1 : 0; k < spt; ++k) acc += at(c * chunk + t * spt + k);
-    }
+  std::vector<float> p(static_cast<size_t>(layout.threads));
+  for (int64_t t = 0; t < layout.threads; ++t) {
+    float acc = at(layout.element(t, 0));
+    for (int64_t k = 1; k < layout.registers; ++k) acc += at(layout.element(t, k));
     p[static_cast<size_t>(t)] = acc;
   }
-  for (size_t offset = 16; offset >= 1; offset /= 2) butterfly_step(p, offset);
-  for (size_t offset = static_cast<size_t>(threads) / 2; offset >= 32; offset /= 2) butterfly_step(p, offset);
-  return p[0];
+  return triton_combine(std::move(p), 16);
 }
 
 // The sum of squares with every multiply contracted into an addition
@@ -85,34 +99,27 @@ float fused_sum_of_squares(const float* x, int64_t n, const Reduction& r) {
       return butterfly(std::move(partial));
     }
     case ReductionOrder::kTritonBlock: {
-      const int64_t spt = r.size_per_thread, threads = int64_t{32} * r.warps, chunk = spt * threads;
-      const int64_t chunks = std::max<int64_t>(1, (n + chunk - 1) / chunk);
-      const auto element = [&](int64_t t, int64_t k) { return (k / spt) * chunk + t * spt + k % spt; };
-      std::vector<float> p(static_cast<size_t>(threads));
-      for (int64_t t = 0; t < threads; ++t) {
-        const float a0 = at(element(t, 0));
-        if (spt * chunks == 1) {
+      const TritonLayout layout(n, r);
+      std::vector<float> p(static_cast<size_t>(layout.threads));
+      for (int64_t t = 0; t < layout.threads; ++t) {
+        const float a0 = at(layout.element(t, 0));
+        if (layout.registers == 1) {
           p[static_cast<size_t>(t)] = a0 * a0;
           continue;
         }
-        const float a1 = at(element(t, 1));
+        const float a1 = at(layout.element(t, 1));
         float acc = std::fma(a0, a0, a1 * a1);
-        for (int64_t k = 2; k < spt * chunks; ++k) acc = accumulate(acc, element(t, k));
+        for (int64_t k = 2; k < layout.registers; ++k) acc = accumulate(acc, layout.element(t, k));
         p[static_cast<size_t>(t)] = acc;
       }
-      size_t first = 16;
-      if (spt * chunks == 1) {  // each lane's own square fused into the first step
-        std::vector<float> next(p.size());
-        for (size_t l = 0; l < p.size(); ++l) {
-          const float a = at(static_cast<int64_t>(l));
-          next[l] = std::fma(a, a, p[l ^ 16]);
-        }
-        p.swap(next);
-        first = 8;
+      if (layout.registers > 1) return triton_combine(std::move(p), 16);
+      // Each lane's own square fused into the first step.
+      std::vector<float> next(p.size());
+      for (size_t l = 0; l < p.size(); ++l) {
+        const float a = at(static_cast<int64_t>(l));
+        next[l] = std::fma(a, a, p[l ^ 16]);
       }
-      for (size_t offset = first; offset >= 1; offset /= 2) butterfly_step(p, offset);
-      for (size_t offset = static_cast<size_t>(threads) / 2; offset >= 32; offset /= 2) butterfly_step(p, offset);
-      return p[0];
+      return triton_combine(std::move(next), 8);
     }
   }
   return 0.0f;
@@ -169,7 +176,7 @@ float reduce_sum(const float* x, int64_t n, Reduction r) {
       }
       return butterfly(std::move(partial));
     }
-    case ReductionOrder::kTritonBlock: return triton_block_sum(x, n, r.size_per_thread, r.warps);
+    case ReductionOrder::kTritonBlock: return triton_block_sum(x, n, r);
   }
   return 0.0f;
 }
