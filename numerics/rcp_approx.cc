@@ -2,21 +2,11 @@
 
 #include <cmath>
 
+#include "numerics/embedded_file.h"
 #include "numerics/float_bits.h"
 
-// The corrections measured on the device, copied into read-only data by the
-// assembler (as numerics/rsqrt_approx_table.cc does); hidden symbols.
-asm(".pushsection .rodata\n"
-    ".balign 64\n"
-    ".hidden qcheck_rcp_approx_widths_begin\n"
-    ".hidden qcheck_rcp_approx_widths_end\n"
-    "qcheck_rcp_approx_widths_begin:\n"
-    ".incbin \"" QCHECK_RCP_APPROX_WIDTHS_FILE "\"\n"
-    "qcheck_rcp_approx_widths_end:\n"
-    ".popsection\n");
-
-extern "C" const uint8_t qcheck_rcp_approx_widths_begin[];
-extern "C" const uint8_t qcheck_rcp_approx_widths_end[];
+// The table's bytes in read-only data (numerics/embedded_file.h).
+QCHECK_EMBED_FILE(qcheck_rcp_approx_widths_begin, qcheck_rcp_approx_widths_end, QCHECK_RCP_APPROX_WIDTHS_FILE);
 
 namespace qcheck::spec {
 

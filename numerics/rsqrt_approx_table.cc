@@ -4,21 +4,11 @@
 // compressed, about 330 KB). Its counts, over [0.5, 2): -2 ulp 8, -1 ulp
 // 2,344,391, 0 ulp 13,143,086, +1 ulp 1,289,731. `qcheck-rsqrt-table check`
 // and the GPU gate's sweeps compare it with the hardware on every f32.
+#include "numerics/embedded_file.h"
 #include "numerics/rsqrt_approx.h"
 
-// The assembler copies the file's bytes into read-only data; the symbols are
-// hidden, so no library built from this room exports them.
-asm(".pushsection .rodata\n"
-    ".balign 64\n"
-    ".hidden qcheck_rsqrt_approx_table_begin\n"
-    ".hidden qcheck_rsqrt_approx_table_end\n"
-    "qcheck_rsqrt_approx_table_begin:\n"
-    ".incbin \"" QCHECK_RSQRT_APPROX_TABLE_FILE "\"\n"
-    "qcheck_rsqrt_approx_table_end:\n"
-    ".popsection\n");
-
-extern "C" const uint8_t qcheck_rsqrt_approx_table_begin[];
-extern "C" const uint8_t qcheck_rsqrt_approx_table_end[];
+// The table's bytes in read-only data (numerics/embedded_file.h).
+QCHECK_EMBED_FILE(qcheck_rsqrt_approx_table_begin, qcheck_rsqrt_approx_table_end, QCHECK_RSQRT_APPROX_TABLE_FILE);
 
 namespace qcheck::spec {
 
