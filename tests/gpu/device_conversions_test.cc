@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "numerics/conversions.h"
+#include "numerics/e2m1.h"
 #include "numerics/float_bits.h"
 #include "numerics/rsqrt_approx.h"
 #include "numerics/ue8m0.h"
@@ -175,6 +176,15 @@ TEST(DeviceConversions, RsqrtfMatchesTheTableOnAllPatterns) {
   REQUIRE_CUDA_DEVICE();
   check_sweep("rsqrtf (nvcc, no fast-math)", Sweep::kRsqrtf, 0.0f,
               [](uint32_t bits) { return bits_of(spec::rsqrt_approx(float_from_bits(bits), false)); });
+}
+
+// e2m1 has no conversion instruction on Hopper: fused_k's kernel rounds with
+// comparisons (numerics/device/conversions.cuh). Every f32 pattern against
+// the spec's cvt-rn (which the CPU sweep checks against ml_dtypes).
+TEST(DeviceConversions, E2m1MatchesTheSpecOnAllPatterns) {
+  REQUIRE_CUDA_DEVICE();
+  check_sweep("e2m1 cvt-rn", Sweep::kE2m1, 0.0f,
+              [](uint32_t bits) { return uint32_t{spec::e2m1_from_f32(float_from_bits(bits), E2m1Rounding::kCvtRn)}; });
 }
 
 // Runs a reciprocal sweep over `range` and reports every result that is not

@@ -17,11 +17,6 @@ __device__ float rsqrt_approx_ftz(float x) {
   asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
-__device__ float rsqrt_approx(float x) {
-  float r;
-  asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-}
 
 __global__ void sweep_kernel(Sweep sweep, SweepRange range, float parameter, uint32_t* out) {
   const Divisor divisor = make_divisor(parameter);
@@ -40,8 +35,9 @@ __global__ void sweep_kernel(Sweep sweep, SweepRange range, float parameter, uin
       case Sweep::kReciprocal: result = __float_as_uint(exact_reciprocal_of_pow2(x)); break;
       case Sweep::kUe8m0Reciprocal: result = __float_as_uint(reciprocal_of_ue8m0_scale(x)); break;
       case Sweep::kRsqrtApproxFtz: result = __float_as_uint(rsqrt_approx_ftz(x)); break;
-      case Sweep::kRsqrtApprox: result = __float_as_uint(rsqrt_approx(x)); break;
+      case Sweep::kRsqrtApprox: result = __float_as_uint(qcheck::device::rsqrt_approx(x)); break;
       case Sweep::kRsqrtf: result = __float_as_uint(rsqrtf(x)); break;
+      case Sweep::kE2m1: result = qcheck::device::e2m1_from_f32(x); break;
     }
     out[i] = result;
   }

@@ -191,5 +191,18 @@ TEST(FusedKLaunch, RefusedLaunchesNameTheFieldAndTheLimit) {
   }
 }
 
+// Rules that cannot compute a role's rows are refused with the role named.
+TEST(FusedKLaunch, RulesOutOfRangeAreNamed) {
+  Launch l;
+  FusedKRules rules = qcheck_fused_k_rules();
+  rules.index_k.norm.reduction.lanes = 48;
+  EXPECT_EQ(run_fused_k_oracle(l.args, rules), "index_k rules: reduction lanes must be a power of two from 1 to 1024");
+  rules = qcheck_fused_k_rules();
+  rules.q.norm.reduction.order = ReductionOrder::kTritonBlock;
+  rules.q.norm.reduction.warps = 3;
+  EXPECT_EQ(run_fused_k_oracle(l.args, rules), "") << "the q role is off: its rules are not read";
+  EXPECT_EQ(fused_k_rules_error(l.args, qcheck_fused_k_rules()), "");
+}
+
 }  // namespace
 }  // namespace qcheck::fused_k

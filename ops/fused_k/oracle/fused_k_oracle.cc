@@ -35,9 +35,44 @@ float eps_of(uint32_t bits) { return float_from_bits(bits); }
 
 }  // namespace
 
+FusedKRules qcheck_fused_k_rules() {
+  spec::NormRules norm;
+  norm.reduction.order = ReductionOrder::kBlockedLanes;
+  norm.reduction.lanes = 32;
+  norm.reduction.squares = SquareStep::kFused;
+  norm.divide = spec::WidthDivision::kIeee;
+  norm.rsqrt = spec::RsqrtKind::kApprox;
+  FusedKRules rules;
+  rules.index_k.norm = norm;
+  rules.index_k.affine = spec::LayerNormAffine::kFma;
+  rules.kv.norm = rules.q.norm = norm;
+  rules.kv.weight = rules.q.weight = spec::RmsWeight::kF32;
+  rules.mla.fp8_quotient = Quotient::kDivide;
+  rules.mla.ds_ceiling = ScaleCeiling::kExactBits;
+  rules.mla.ds_quotient = ScaleQuotient::kDivide;
+  rules.mla.ds_floor = ScaleFloor::kAmax1e4;
+  rules.mla.nvfp4_adds_zero = false;
+  rules.mla.e2m1 = E2m1Rounding::kCvtRn;
+  rules.bf16_nan = Bf16Nan::k7FFF;
+  return rules;
+}
+
+std::string fused_k_rules_error(const FusedKArgs& a, const FusedKRules& rules) {
+  const auto check = [](const char* role, const spec::NormRules& norm, int64_t width) -> std::string {
+    const char* error = spec::norm_rules_error(norm, width);
+    return error[0] == '\0' ? "" : std::string(role) + ": " + error;
+  };
+  std::string error;
+  if (a.index_k) error = check("index_k rules", rules.index_k.norm, a.index_dim);
+  if (error.empty() && a.kv) error = check("kv rules", rules.kv.norm, kMlaLatent);
+  if (error.empty() && a.q_norm) error = check("q rules", rules.q.norm, a.q_dim);
+  return error;
+}
+
 std::string run_fused_k_oracle(const FusedKArgs& a, const FusedKRules& rules) {
   std::string problem = validate_fused_k_args(a);
   if (problem.empty()) problem = check_fused_k_inputs(a);
+  if (problem.empty()) problem = fused_k_rules_error(a, rules);
   if (!problem.empty()) return problem;
   const int64_t half = a.rope_cache.width / 2;
   std::vector<float> cos(static_cast<size_t>(half)), sin(static_cast<size_t>(half));

@@ -29,8 +29,21 @@ struct FusedKRules {
   Bf16Nan bf16_nan = Bf16Nan::k7FFF;  // the bf16 outputs' NaN
 };
 
+// The conventions of qcheck's own CUDA kernel (ops/fused_k/kernels): every
+// row sum in the blocked-lanes order of 32 lanes with the squares fused, S / n
+// by IEEE division, the GPU's rsqrt.approx.f32; RMSNorm's weight in f32,
+// LayerNorm's affine an fma, RoPE fused on cos; UE8M0 scales from the exact
+// bits of RN(max(amax, 1e-4) / 448), fp8_ds_mla's tiles too; fp8 codes of
+// x / k_scale; nvfp4 tiles cvt-rn without the +0 add.
+FusedKRules qcheck_fused_k_rules();
+
+// Why the rules cannot compute the launch's rows ("" when they can): a norm
+// width or reduction layout out of range (norm_rules_error), naming the role.
+std::string fused_k_rules_error(const FusedKArgs& args, const FusedKRules& rules);
+
 // Validates the args and their inputs (validate_fused_k_args,
-// check_fused_k_inputs), then runs the launch. "" or the first problem.
+// check_fused_k_inputs) and the rules (fused_k_rules_error), then runs the
+// launch. "" or the first problem.
 std::string run_fused_k_oracle(const FusedKArgs& args, const FusedKRules& rules);
 
 }  // namespace qcheck::fused_k

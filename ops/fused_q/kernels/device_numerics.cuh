@@ -12,21 +12,20 @@
 #include <cuda_bf16.h>
 #include <cstdint>
 
+#include "numerics/device/conversions.cuh"
 #include "ops/fused_q/kernels/planted.cuh"
 
 namespace qcheck::cuda::device {
 
 // f32 <- bf16 is exact: the 16 bits become the top half (conversions.h).
-__device__ __forceinline__ float f32_from_bf16(uint16_t bits) {
-  return __uint_as_float(static_cast<uint32_t>(bits) << 16);
-}
+__device__ __forceinline__ float f32_from_bf16(uint16_t bits) { return qcheck::device::f32_from_bf16(bits); }
 
 // bf16 <- f32, round to nearest even. __float2bfloat16_rn is PTX
 // cvt.rn.bf16.f32 on sm_80+, which on the H200 turns every NaN into 0x7FFF
 // (SEMANTICS.md), the profile's Bf16Nan::k7FFF.
 __device__ __forceinline__ uint16_t bf16_from_f32(float value) {
   if constexpr (planted::is(planted::kTruncatingBf16)) return static_cast<uint16_t>(__float_as_uint(value) >> 16);
-  return __bfloat16_as_ushort(__float2bfloat16_rn(value));
+  return qcheck::device::bf16_from_f32(value);
 }
 
 // Two bf16 from one cvt.rn.bf16x2.f32, packed little-endian (`low` in bits
@@ -66,8 +65,7 @@ __device__ __forceinline__ uint16_t planted_e4m3(uint16_t code, float value) {
 }
 
 __device__ __forceinline__ uint16_t e4m3x2_from_f32(float high, float low) {
-  uint16_t codes;
-  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(codes) : "f"(high), "f"(low));
+  uint16_t codes = qcheck::device::e4m3x2_from_f32(high, low);
   if constexpr (planted::is(planted::kNonSaturatingE4m3) || planted::is(planted::kNanSignKept) ||
                 planted::is(planted::kE4m3TiesAway)) {
     codes = static_cast<uint16_t>(planted_e4m3(codes & 0xFFu, low) | (planted_e4m3(codes >> 8, high) << 8));
@@ -166,11 +164,7 @@ __device__ __forceinline__ float ue8m0_scale_from_amax(float amax) {
   if constexpr (planted::is(planted::kNanRowScaleNan)) {
     if (isnan(amax)) return amax;  // amax < 1e-4f ? 1e-4f : amax keeps the NaN
   }
-  const uint32_t bits = __float_as_uint(fmaxf(amax, 1e-4f));
-  if (bits >= 0x7F800000u) return __uint_as_float(bits);  // +Inf
-  const uint32_t exponent = bits & 0x7F800000u;
-  const uint32_t above_1_75 = (bits & 0x007FFFFFu) > 0x00600000u ? 0x00800000u : 0u;
-  return __uint_as_float(exponent + above_1_75 - (8u << 23));
+  return qcheck::device::ue8m0_scale_from_amax(amax);
 }
 
 // The exact reciprocal of a power-of-two (or +Inf) divisor, q_scale's case
@@ -206,8 +200,7 @@ __device__ __forceinline__ float reciprocal_of_ue8m0_scale(float scale) {
   if constexpr (planted::is(planted::kNonPow2Scale) || planted::is(planted::kFloorOnScale)) {
     return __fdiv_rn(1.0f, scale);
   }
-  const uint32_t bits = __float_as_uint(scale);
-  return bits == 0x7F800000u ? 0.0f : __uint_as_float((254u << 23) - bits);
+  return qcheck::device::reciprocal_of_ue8m0_scale(scale);
 }
 
 // The divisor of one quantization, in the form the kernels apply it:

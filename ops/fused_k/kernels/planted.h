@@ -1,0 +1,61 @@
+// fused_k's planted-bug catalogue: one-line changes to its CUDA kernel, each
+// of a kind this family shipped (issue 38, SEMANTICS-K.md), to prove the
+// comparison finds them. The kernel is a template over the bug
+// (fused_k_kernel.cu); every `if constexpr (Bug == kX)` compiles away in the
+// kernel under test (Bug = kNone), so it is the same code as without the
+// catalogue. A twin changes the code but not one bit of any output: it must
+// NOT be reported. Plain C++ (the tests and tools read the names).
+#pragma once
+
+#include <string>
+
+#include "ops/fused_k/args/fused_k_args.h"
+
+namespace qcheck::fused_k::planted {
+
+enum Bug : int {
+  kNone = 0,
+  // Index-K prep
+  kIndexRopeStyleSwapped = 1,     // NeoX and interleaved swapped on the key only (the query side right)
+  kUe8m0Skipped = 2,              // the exact RN(amax / 448) stored and divided by: no power of two
+  kScaleRoundedAfterCodes = 3,    // codes from the exact RN(amax / 448), the power of two stored after
+  kScaleTimesReciprocal448 = 4,   // RN(amax * RN(1/448)) where the profile divides by 448
+  kLnWeightReadAsBf16 = 5,        // an f32 LayerNorm weight read as bf16 (its top half)
+  kLnBiasReadAsBf16 = 6,          // an f32 LayerNorm bias read as bf16
+  kNoAmaxFloor = 7,               // no 1e-4 floor: an all-zero row's scale is 0 and its codes NaN
+  kVarianceUncentred = 8,         // LayerNorm variance as RN(E[x^2] - mean^2), not of the centred row
+  kShuffledWrittenFlat = 9,       // the shuffled layout chosen by the wrong predicate (block_size > 64)
+  kScaleInterleavedPerToken = 10, // the scale word after each token's codes, not at the block's end
+  kDenseBlockStride = 11,         // block_stride taken as block_size * (D + 4): padded caches shifted
+  kIndexSlotsIgnored = 12,        // index_slot_mapping ignored: the MLA slots used
+  kUe8m0WordOneByte = 13,         // the ue8m0 scale word holds the exponent in byte 0 only
+  // KV latent and the MLA cache
+  kRmsBf16BeforeWeight = 14,      // x * r rounded to bf16 before the weight (where the profile keeps f32)
+  kKpeNotRotated = 15,            // k_pe stored without its RoPE
+  kSlotMinusOneWritten = 16,      // slot -1 not skipped: an entry written before the cache
+  kKScaleMultiplied = 17,         // fp8: x * k_scale instead of x / k_scale
+  kNoSaturation = 18,             // e4m3 overflow (|x| >= 464, Inf) gives NaN 0x7F instead of +-448
+  kDsTileOf64 = 19,               // fp8_ds_mla: each tile's amax over its first 64 values only
+  kNvfp4ScalesUnpermuted = 20,    // nvfp4_ds_mla: tile t's scale at byte 320 + t, not the permuted byte
+  kNvfp4NibblesSwapped = 21,      // nvfp4_ds_mla: the odd element in the low nibble
+  // Q latent and the top-k buffer
+  kQTailDropped = 22,             // Q rows: elements past 32 * floor(Q / 32) never written
+  kTopkWidthAsStride = 23,        // top-k rows taken K apart, whatever the row stride
+  kEpsAfterRsqrt = 24,            // r = rsqrt(mean square) + eps instead of rsqrt(mean square + eps)
+  // Twins: the same bits by construction
+  kTwinFmaOperandsSwapped = 25,   // fma(cos, a, ..) for fma(a, cos, ..): multiplication commutes
+  kTwinDivideByPow2 = 26,         // x / scale for x * (1 / scale): the scale is a power of two
+  kTwinMaxOtherOrder = 27,        // the amax's lanes combined 1 .. 16: a maximum has no order
+  kCount = 28,
+};
+
+// The bug's name (kebab case, as the catalogue's report prints it) and
+// whether it is a twin.
+const char* name_of(Bug bug);
+bool is_twin(Bug bug);
+
+// launch_fused_k (fused_k_launch.h) with the kernel of `bug` (kNone: the
+// kernel under test).
+std::string launch_fused_k_planted(const FusedKArgs& device_args, Bug bug, void* stream);
+
+}  // namespace qcheck::fused_k::planted
