@@ -12,13 +12,14 @@ Usage (a CUDA GPU with torch and triton): python3 measure_sums.py OUT.txt [ROWS]
 Replace tests/reference/data/triton_sm90_sums.txt with OUT.txt and run the test
 to check the order still holds for this Triton and device.
 """
-import re
 import sys
 
 import numpy as np
 import torch
 import triton
 import triton.language as tl
+
+from probe_common import device_name, f32_hex, layout
 
 
 @triton.jit
@@ -35,23 +36,12 @@ def sums(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 SHAPES = [(128, 128, 1), (128, 128, 4), (512, 512, 4), (512, 512, 8), (1536, 2048, 4), (2048, 2048, 8)]
 
 
-def layout(ttgir):
-    """(size_per_thread, warps) of the kernel's one blocked layout."""
-    found = re.findall(r"#ttg\.blocked<\{sizePerThread = \[(\d+)\], threadsPerWarp = \[32\], "
-                       r"warpsPerCTA = \[(\d+)\]", ttgir)
-    if len(set(found)) != 1:
-        raise SystemExit(f"expected one 1-D blocked layout in the TTGIR, found {found}")
-    spt, warps = found[0]
-    return int(spt), int(warps)
-
-
 def main():
     out_path = sys.argv[1]
     rows = int(sys.argv[2]) if len(sys.argv) > 2 else 6
     rng = np.random.default_rng(7)
-    hexes = lambda a: " ".join(f"{v:08X}" for v in np.ascontiguousarray(a, np.float32).view(np.uint32).ravel())
     with open(out_path, "w") as out:
-        out.write(f"# Measured on {torch.cuda.get_device_name()} (sm_{''.join(map(str, torch.cuda.get_device_capability()))}), "
+        out.write(f"# Measured on {device_name(torch)}, "
                   f"Triton {triton.__version__}, by tools/triton_probe/measure_sums.py: each row one program's\n"
                   "# tl.sum(x) and tl.sum(x * x) over a masked block (other=0.0), with the layout the compiler chose.\n"
                   "# Line: sums n block size_per_thread warps | sum sum_of_squares | x[0 .. n) as f32 bits.\n")
@@ -63,7 +53,7 @@ def main():
             spt, layout_warps = layout(compiled.asm["ttgir"])
             got = got.cpu().numpy()
             for r in range(rows):
-                out.write(f"sums {n} {block} {spt} {layout_warps} | {hexes(got[r])} | {hexes(x[r])}\n")
+                out.write(f"sums {n} {block} {spt} {layout_warps} | {f32_hex(got[r])} | {f32_hex(x[r])}\n")
             print(f"n {n} block {block} num_warps {warps}: sizePerThread {spt}, {rows} rows")
 
 
