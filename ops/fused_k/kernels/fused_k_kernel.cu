@@ -14,7 +14,7 @@
 // - UE8M0 scales (index-K rows and fp8_ds_mla tiles) from the exact bits of
 //   RN(max(amax, 1e-4) / 448); fp8 codes of x / k_scale by IEEE division;
 //   nvfp4 tiles as numerics' cvt-rn e2m1 without the +0 add.
-// Every function is a template over a planted bug (planted.h); `if constexpr
+// Every function is a template over a planted bug (ops/fused_k/planted); `if constexpr
 // (B == kX)` branches compile away in the kernel under test, B = kNone.
 #include <cuda_runtime.h>
 
@@ -24,7 +24,6 @@
 
 #include "numerics/device/conversions.cuh"
 #include "ops/fused_k/kernels/fused_k_launch.h"
-#include "ops/fused_k/kernels/planted.h"
 
 namespace qcheck::fused_k {
 namespace {
@@ -111,6 +110,14 @@ __device__ __forceinline__ float rope_term(float a, float c, float b, float s) {
   return __fmaf_rn(a, c, __fmul_rn(b, s));
 }
 
+// A byte offset into a cache: 64-bit (kOffset32: wrapped to 32 bits, as an
+// int32 product computes it).
+template <int B>
+__device__ __forceinline__ int64_t byte_offset(int64_t offset) {
+  if constexpr (B == kOffset32) return static_cast<int32_t>(static_cast<uint32_t>(offset));
+  return offset;
+}
+
 __device__ __forceinline__ void store_u32(uint8_t* at, uint32_t word) {
   for (int i = 0; i < 4; ++i) at[i] = static_cast<uint8_t>(word >> (8 * i));
 }
@@ -187,7 +194,7 @@ __device__ void index_k_task(const FusedKArgs& a, int64_t t, int lane, float* sh
   amax = group_max<B>(amax, kLanes);
   float scale = dev::ue8m0_scale_from_amax(amax);
   if constexpr (B == kUe8m0Skipped) scale = __fdiv_rn(fmaxf(amax, 1e-4f), 448.0f);
-  if constexpr (B == kScaleTimesReciprocal448) {
+  if constexpr (B == kTwinScaleTimesReciprocal448) {
     const uint32_t bits = __float_as_uint(__fmul_rn(fmaxf(amax, 1e-4f), __uint_as_float(0x3B124925u)));  // RN(1/448)
     scale = __uint_as_float(bits >= 0x7F800000u ? bits : (bits + 0x7FFFFFu) & 0x7F800000u);
   }
@@ -201,7 +208,7 @@ __device__ void index_k_task(const FusedKArgs& a, int64_t t, int lane, float* sh
   if (slot >= 0) {
     const PagedCache& c = a.indexer_cache;
     const int64_t block_stride = B == kDenseBlockStride ? c.block_size * (dim + 4) : c.block_stride;
-    uint8_t* block = static_cast<uint8_t*>(c.data) + (slot / c.block_size) * block_stride;
+    uint8_t* block = static_cast<uint8_t*>(c.data) + byte_offset<B>((slot / c.block_size) * block_stride);
     const int64_t token = slot % c.block_size;
     bool shuffled = a.indexer_layout == IndexerKLayout::kShuffled;
     if constexpr (B == kShuffledWrittenFlat) shuffled = shuffled && c.block_size > 64;
@@ -321,8 +328,8 @@ __device__ void kv_task(const FusedKArgs& a, int64_t t, int lane) {
   const int64_t slot = a.slot_mapping[t];
   if (slot < 0 && B != kSlotMinusOneWritten) return;
   const PagedCache& cache = a.mla_cache;
-  uint8_t* entry = static_cast<uint8_t*>(cache.data) + (slot / cache.block_size) * cache.block_stride +
-                   (slot % cache.block_size) * cache.entry_stride;
+  uint8_t* entry = static_cast<uint8_t*>(cache.data) + byte_offset<B>((slot / cache.block_size) * cache.block_stride +
+                                                                      (slot % cache.block_size) * cache.entry_stride);
   write_mla_entry<B>(a, entry, lane, latent, rope0, rope1);
 }
 
@@ -404,9 +411,5 @@ std::string launch(const FusedKArgs& a, Bug bug, void* stream) {
 
 std::string launch_fused_k(const FusedKArgs& a, void* stream) { return launch(a, kNone, stream); }
 
-namespace planted {
-
 std::string launch_fused_k_planted(const FusedKArgs& a, Bug bug, void* stream) { return launch(a, bug, stream); }
-
-}  // namespace planted
 }  // namespace qcheck::fused_k

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ops/fused_k/args/fused_k_args.h"
+#include "ops/fused_k/planted/planted.h"
 
 namespace qcheck::fused_k {
 
@@ -17,5 +18,9 @@ namespace qcheck::fused_k {
 // validation's line or the CUDA error's name and text. Asynchronous: the
 // caller synchronizes.
 std::string launch_fused_k(const FusedKArgs& device_args, void* stream);
+
+// The same with the kernel of a planted bug (ops/fused_k/planted; kNone:
+// the kernel under test).
+std::string launch_fused_k_planted(const FusedKArgs& device_args, planted::Bug bug, void* stream);
 
 }  // namespace qcheck::fused_k

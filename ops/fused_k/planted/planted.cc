@@ -1,4 +1,4 @@
-#include "ops/fused_k/kernels/planted.h"
+#include "ops/fused_k/planted/planted.h"
 
 namespace qcheck::fused_k::planted {
 
@@ -8,7 +8,6 @@ const char* name_of(Bug bug) {
     case kIndexRopeStyleSwapped: return "index-rope-style-swapped";
     case kUe8m0Skipped: return "ue8m0-skipped";
     case kScaleRoundedAfterCodes: return "scale-rounded-after-codes";
-    case kScaleTimesReciprocal448: return "scale-times-reciprocal-448";
     case kLnWeightReadAsBf16: return "ln-weight-read-as-bf16";
     case kLnBiasReadAsBf16: return "ln-bias-read-as-bf16";
     case kNoAmaxFloor: return "no-amax-floor";
@@ -29,14 +28,18 @@ const char* name_of(Bug bug) {
     case kQTailDropped: return "q-tail-dropped";
     case kTopkWidthAsStride: return "topk-width-as-stride";
     case kEpsAfterRsqrt: return "eps-after-rsqrt";
+    case kOffset32: return "offset-32";
     case kTwinFmaOperandsSwapped: return "twin-fma-operands-swapped";
     case kTwinDivideByPow2: return "twin-divide-by-pow2";
     case kTwinMaxOtherOrder: return "twin-max-other-order";
+    case kTwinScaleTimesReciprocal448: return "twin-scale-times-reciprocal-448";
     case kCount: break;
   }
   return "?";
 }
 
 bool is_twin(Bug bug) { return bug >= kTwinFmaOperandsSwapped && bug < kCount; }
+
+bool needs_large_cache(Bug bug) { return bug == kOffset32; }
 
 }  // namespace qcheck::fused_k::planted
