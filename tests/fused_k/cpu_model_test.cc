@@ -5,7 +5,8 @@
 // lanes); each planted bug differs on some launch of the same sequence and
 // each twin on none (the catalogue's CPU half; the CUDA half is
 // tests/gpu/fused_k_kernel_test.cc). Only a cache past 2 GiB shows
-// kOffset32: the GPU test runs it.
+// kOffset32: the GPU test runs it
+// (FusedKKernel.CachesPast4GiB).
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -217,8 +217,10 @@ Launch random_launch(uint64_t seed, const Forced& forced) {
     a.kpe_out = out_rows("kpe_out", kMlaRope, 2, 60);
   }
   if ((a.index_k && a.index_slot_mapping == nullptr) || a.kv) {
+    // Slots fit both caches (a planted kernel that reads the MLA slots for the indexer cache stays inside
+    // it), except with large caches: their own slots each, at their own end.
     int64_t capacity = INT64_MAX;
-    if (a.index_k && a.index_slot_mapping == nullptr) capacity = a.indexer_cache.num_blocks * a.indexer_cache.block_size;
+    if (a.index_k && !large) capacity = a.indexer_cache.num_blocks * a.indexer_cache.block_size;
     if (a.kv) capacity = std::min(capacity, a.mla_cache.num_blocks * a.mla_cache.block_size);
     const std::vector<int64_t> slots = slots_for(r, T, capacity, large);
     if (T > 0) a.slot_mapping = at_offset<int64_t>(put("slot_mapping", slots.data(), T * 8, 8));

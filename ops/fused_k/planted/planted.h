@@ -38,7 +38,7 @@ enum Bug : int {
   kTopkWidthAsStride = 22,        // top-k rows taken K apart, whatever the row stride
   kEpsAfterRsqrt = 23,            // r = rsqrt(mean square) + eps instead of rsqrt(mean square + eps)
   // Large caches only
-  kOffset32 = 24,                 // a cache entry's byte offset in 32 bits: wrong past 2 GiB
+  kOffset32 = 24,                 // a cache entry's byte offset in 32 bits: wrong past 2 GiB (shown past 4 GiB)
   // Twins: the same bits by construction
   kTwinFmaOperandsSwapped = 25,   // fma(cos, a, ..) for fma(a, cos, ..): multiplication commutes
   kTwinDivideByPow2 = 26,         // x / scale for x * (1 / scale): the scale is a power of two
