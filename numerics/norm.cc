@@ -52,6 +52,18 @@ const char* norm_rules_error(const NormRules& rules, int64_t n) {
   return reduction_error(rules.reduction);
 }
 
+NormRules triton_norm_rules(int64_t n, int warps) {
+  int64_t block = 1;
+  while (block < n) block *= 2;
+  NormRules rules;
+  rules.reduction = triton_block_reduction(block, warps);
+  rules.reduction.squares = SquareStep::kFused;
+  rules.sum_width = block;
+  rules.divide = WidthDivision::kDivFull;
+  rules.rsqrt = RsqrtKind::kApproxFtz;
+  return rules;
+}
+
 float norm_divide(float sum, int64_t n, const NormRules& rules) {
   return rules.divide == WidthDivision::kIeee ? sum / static_cast<float>(n) : divide_full_by_width(sum, n);
 }

@@ -62,6 +62,13 @@ struct NormRules {
 // naming the field and its limit.
 const char* norm_rules_error(const NormRules& rules, int64_t n);
 
+// A Triton norm of rows of width n as measured on sm_90 (Triton 3.6; the
+// rows of tests/reference/data/triton_sm90_norms.txt): a masked block of
+// next_pow2(n) lanes over `warps` warps in the compiler's layout
+// (triton_block_reduction), the squares fused, `/` as div.full and tl.rsqrt
+// as rsqrt.approx.ftz.
+NormRules triton_norm_rules(int64_t n, int warps);
+
 // The rules' reciprocal square root of v, and their S / n.
 float norm_rsqrt(float v, const NormRules& rules);
 float norm_divide(float sum, int64_t n, const NormRules& rules);

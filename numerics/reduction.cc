@@ -143,6 +143,15 @@ const char* reduction_error(const Reduction& r) {
   return "reduction order is not one of sequential, pairwise, strided-lanes, blocked-lanes, triton-block";
 }
 
+Reduction triton_block_reduction(int64_t block, int warps) {
+  Reduction r;
+  r.order = ReductionOrder::kTritonBlock;
+  r.warps = warps;
+  const int64_t per_thread = block / (int64_t{32} * std::max(warps, 1));
+  r.size_per_thread = static_cast<int>(std::clamp<int64_t>(per_thread, 1, 4));
+  return r;
+}
+
 float reduce_sum(const float* x, int64_t n, Reduction r) {
   switch (r.order) {
     case ReductionOrder::kSequential: {

@@ -24,6 +24,14 @@ struct Reduction {
 // order out of range, named with its limit.
 const char* reduction_error(const Reduction& r);
 
+// kTritonBlock with the layout Triton 3.6 gives a 1-D block of `block`
+// lanes (a power of two) over `warps` warps on sm_90, as its TTGIR showed
+// for every shape measured (blocks 128, 512, 1024, 2048 over 1, 4 and 8
+// warps; tests/reference/data): size_per_thread = block / (32 * warps),
+// clamped to [1, 4] (a thread's 16-byte vector of f32). Outside the shapes
+// measured this is the rule they follow, not a measurement.
+Reduction triton_block_reduction(int64_t block, int warps);
+
 // The sum of x[0 .. n) in `r`'s order. n may be 0 (the sum is +0). A NaN in
 // the row gives a NaN; its payload is not specified (kernels differ).
 float reduce_sum(const float* x, int64_t n, Reduction r);

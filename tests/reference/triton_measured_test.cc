@@ -75,5 +75,18 @@ TEST(TritonMeasured, TheBlockOrderGivesEverySumTheDeviceGave) {
               sequential_agree);
 }
 
+// The layout rule (triton_block_reduction) against the layout the compiler
+// chose for every row, as the file records it.
+TEST(TritonMeasured, TheLayoutRuleGivesEveryMeasuredLayout) {
+  const std::vector<MeasuredSums> rows = read_sums();
+  ASSERT_GE(rows.size(), 20u) << "cannot read " << QCHECK_TRITON_DATA;
+  for (const MeasuredSums& m : rows) {
+    const Reduction r = triton_block_reduction(m.block, m.warps);
+    EXPECT_EQ(r.order, ReductionOrder::kTritonBlock);
+    EXPECT_EQ(r.size_per_thread, m.size_per_thread) << "block " << m.block << ", " << m.warps << " warps";
+    EXPECT_EQ(r.warps, m.warps);
+  }
+}
+
 }  // namespace
 }  // namespace qcheck::spec

@@ -212,6 +212,13 @@ TEST(TritonNorms, TheFileHoldsEveryShapeWhole) {
     EXPECT_EQ(static_cast<int64_t>(s.b.size()), s.n);
     EXPECT_GE(s.rows.size(), 20u) << "n " << s.n;
     EXPECT_STREQ(norm_rules_error(triton_rules(s, SquareStep::kFused, WidthDivision::kDivFull), s.n), "");
+    // The named rules (numerics/norm.h) are the ones the file's rows take: the layout the compiler chose.
+    const NormRules named = triton_norm_rules(s.n, s.warps);
+    EXPECT_EQ(named.reduction.size_per_thread, s.size_per_thread) << "n " << s.n;
+    EXPECT_EQ(named.sum_width, s.block) << "n " << s.n;
+    EXPECT_EQ(named.reduction.squares, SquareStep::kFused);
+    EXPECT_EQ(named.divide, WidthDivision::kDivFull);
+    EXPECT_EQ(named.rsqrt, RsqrtKind::kApproxFtz);
     for (const MeasuredRow& row : s.rows) {
       EXPECT_EQ(static_cast<int64_t>(row.x.size()), s.n) << where(s, row);
       EXPECT_EQ(row.rms.stats.size(), 2u) << where(s, row);
