@@ -1,5 +1,6 @@
 #include "ops/fused_k/cpu_model/fused_k_cpu_model.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
@@ -27,25 +28,6 @@ float warp_sum(Lanes v) {
     v = next;
   }
   return v[0];
-}
-
-// fmaxf: a NaN operand gives the other.
-float max_skipping_nan(float a, float b) {
-  if (std::isnan(b)) return a;
-  if (std::isnan(a)) return b;
-  return b > a ? b : a;
-}
-
-// The largest value of each group of `width` lanes, in every lane of the
-// group (a maximum has no order: kTwinMaxOtherOrder changes nothing here).
-Lanes group_max(const Lanes& v, int width) {
-  Lanes out;
-  for (int g = 0; g < kLanes; g += width) {
-    float m = v[g];
-    for (int l = g + 1; l < g + width; ++l) m = max_skipping_nan(m, v[l]);
-    for (int l = g; l < g + width; ++l) out[l] = m;
-  }
-  return out;
 }
 
 float value_at(const void* data, FloatType type, int64_t i) {
@@ -147,33 +129,32 @@ void index_k_task(const FusedKArgs& a, int64_t t) {
   const RopeCache& rc = a.rope_cache;
   const int64_t rope_row = a.positions[t] * rc.row_stride;
   const bool interleaved = (a.index_rope == RopeStyle::kInterleaved) != (B == kIndexRopeStyleSwapped);
+  // Each element's rotation stands alone, so the lanes' order does not matter here.
   std::vector<float> rotated(static_cast<size_t>(dim));
-  Lanes amax{};
-  for (int l = 0; l < kLanes; ++l) {
-    for (int64_t i = l * chunk; in_lane(l, i); ++i) {
-      float r = shared[static_cast<size_t>(i)];
-      if (i < rope_dim) {
-        int64_t partner, index;
-        bool minus;
-        if (interleaved) {
-          partner = i ^ 1, index = i / 2, minus = (i % 2) == 0;
-        } else {
-          minus = i < half, partner = minus ? i + half : i - half, index = minus ? i : i - half;
-        }
-        const float b = minus ? -shared[static_cast<size_t>(partner)] : shared[static_cast<size_t>(partner)];
-        r = rope_term(r, value_at(rc.data, rc.dtype, rope_row + index), b,
-                      value_at(rc.data, rc.dtype, rope_row + half + index));
+  for (int64_t i = 0; i < dim; ++i) {
+    float r = shared[static_cast<size_t>(i)];
+    if (i < rope_dim) {
+      int64_t partner, index;
+      bool minus;
+      if (interleaved) {
+        partner = i ^ 1, index = i / 2, minus = (i % 2) == 0;
+      } else {
+        minus = i < half, partner = minus ? i + half : i - half, index = minus ? i : i - half;
       }
-      rotated[static_cast<size_t>(i)] = r;
-      amax[l] = max_skipping_nan(amax[l], std::fabs(r));
-      store_bf16(a.index_k_out, t, i, r);
+      const float b = minus ? -shared[static_cast<size_t>(partner)] : shared[static_cast<size_t>(partner)];
+      r = rope_term(r, value_at(rc.data, rc.dtype, rope_row + index), b,
+                    value_at(rc.data, rc.dtype, rope_row + half + index));
     }
+    rotated[static_cast<size_t>(i)] = r;
+    store_bf16(a.index_k_out, t, i, r);
   }
-  const float row_amax = group_max(amax, kLanes)[0];
+  // The kernel's lane maxima and their shuffle give the row's amax, NaN skipped (a maximum has no order:
+  // kTwinMaxOtherOrder changes nothing here).
+  const float row_amax = spec::row_amax(rotated.data(), static_cast<size_t>(dim));
   float scale = ue8m0_scale(row_amax);
-  if constexpr (B == kUe8m0Skipped) scale = max_skipping_nan(row_amax, 1e-4f) / 448.0f;
+  if constexpr (B == kUe8m0Skipped) scale = std::max(row_amax, 1e-4f) / 448.0f;
   if constexpr (B == kTwinScaleTimesReciprocal448) {
-    const uint32_t bits = bits_of(max_skipping_nan(row_amax, 1e-4f) * float_from_bits(0x3B124925u));  // RN(1/448)
+    const uint32_t bits = bits_of(std::max(row_amax, 1e-4f) * float_from_bits(0x3B124925u));  // RN(1/448)
     scale = float_from_bits(bits >= 0x7F800000u ? bits : (bits + 0x7FFFFFu) & 0x7F800000u);
   }
   if constexpr (B == kNoAmaxFloor) {
@@ -196,7 +177,7 @@ void index_k_task(const FusedKArgs& a, int64_t t) {
     const float v = rotated[static_cast<size_t>(i)];
     float quotient = v * reciprocal;
     if constexpr (B == kUe8m0Skipped || B == kTwinDivideByPow2) quotient = v / scale;
-    if constexpr (B == kScaleRoundedAfterCodes) quotient = v / (max_skipping_nan(row_amax, 1e-4f) / 448.0f);
+    if constexpr (B == kScaleRoundedAfterCodes) quotient = v / (std::max(row_amax, 1e-4f) / 448.0f);
     if constexpr (B == kNoAmaxFloor) {
       if (scale == 0.0f) quotient = v / scale;
     }
@@ -232,8 +213,7 @@ void write_mla_entry(const FusedKArgs& a, uint8_t* entry, const float* latent, c
     case MlaCacheFormat::kFp8DsMla:
       for (int64_t tile = 0; tile < 4; ++tile) {
         const float* x = latent + 128 * tile;
-        float amax = 0.0f;
-        for (int64_t i = 0; i < (B == kDsTileOf64 ? 64 : 128); ++i) amax = max_skipping_nan(amax, std::fabs(x[i]));
+        const float amax = spec::row_amax(x, B == kDsTileOf64 ? 64 : 128);
         const float scale = ue8m0_scale(amax), reciprocal = reciprocal_of_scale(scale);
         for (int64_t i = 0; i < 128; ++i) entry[128 * tile + i] = e4m3<B>(B == kTwinDivideByPow2 ? x[i] / scale : x[i] * reciprocal);
         store_u32(entry + kMlaLatent + 4 * tile, bits_of(scale));
@@ -246,9 +226,8 @@ void write_mla_entry(const FusedKArgs& a, uint8_t* entry, const float* latent, c
     case MlaCacheFormat::kNvfp4DsMla:
       for (int64_t tile = 0; tile < kMlaLatent / 16; ++tile) {
         const float* x = latent + 16 * tile;
-        float amax = 0.0f;
-        for (int64_t i = 0; i < 16; ++i) amax = max_skipping_nan(amax, std::fabs(x[i]));
-        const uint8_t scale_code = e4m3<B>(max_skipping_nan(amax * float_from_bits(0x3E2AAAABu), 0.001953125f));  // RN(1/6)
+        const float amax = spec::row_amax(x, 16);
+        const uint8_t scale_code = e4m3<B>(std::max(amax * float_from_bits(0x3E2AAAABu), 0.001953125f));  // RN(1/6)
         const float inverse = 1.0f / spec::f32_from_e4m3(scale_code);
         for (int64_t k = 0; k < 8; ++k) {
           const uint8_t even = spec::e2m1_from_f32(x[2 * k] * inverse, E2m1Rounding::kCvtRn);
