@@ -36,6 +36,12 @@ const std::vector<uint32_t>& f32_specials() {
   return values;
 }
 
+int q_scale_exponent_of(uint32_t q_scale_bits) {
+  const float q_scale = float_from_bits(q_scale_bits);
+  if (!std::isfinite(q_scale) || q_scale == 0.0f) return 0;
+  return std::max(std::ilogb(q_scale), -126);
+}
+
 int log2f_band_width(int e) {
   // SEMANTICS.md, variant (A): M = 0 for e in -4..3, 1 for -8..-5 and 4..7,
   // 2 for -16..-9 and 8..15, 5 for -22..-17 and 16..31, 11 for 32..63,

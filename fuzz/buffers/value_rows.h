@@ -97,6 +97,14 @@ bool plan_row_noise(ValueRecipe recipe, Xoshiro256 rng, const RowRope& rope, Rea
 // Returns raw f32 bits so specials keep their payloads.
 uint32_t weight_bits(ValueRecipe recipe, Xoshiro256& rng);
 
+// The power of two the fp8 path's rows aim at for a q_scale of these f32
+// bits: floor(log2 q_scale) for a normal q_scale, clamped to a normal f32's
+// exponents for a subnormal one, and 0 for a zero, an Inf or a NaN (whose
+// outputs are special whatever the rows hold). Keeps every exponent the
+// recipes add to it inside times_pow2's range; a raw ilogb gives INT_MIN or
+// INT_MAX there.
+int q_scale_exponent_of(uint32_t q_scale_bits);
+
 // x * 2^e, exactly std::ldexp(x, e) wherever the product is a normal double
 // (every use here: |x| < 2^10, |e| < 200), at a fraction of its cost: 2^e is
 // built from its bits.

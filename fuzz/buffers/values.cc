@@ -250,7 +250,7 @@ void fill_rows(const Case& c, TensorSet& set, TensorId id, uint64_t salt, const 
                            : fp8                 ? RowTarget::kE4m3QScale
                            : id == TensorId::kQPe ? RowTarget::kBf16
                                                  : RowTarget::kNone;
-  const int q_scale_exponent = std::ilogb(float_from_bits(c.q_scale_bits));
+  const int q_scale_exponent = q_scale_exponent_of(c.q_scale_bits);
   // Each token's RoPE context.
   std::vector<float> cos_sin;
   std::vector<int> band_m;

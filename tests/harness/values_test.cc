@@ -10,6 +10,7 @@
 #include <set>
 
 #include "fuzz/buffers/value_rows.h"
+#include "fuzz/case/case_names.h"
 #include "fuzz/verdict/verdict.h"
 #include "numerics/conversions.h"
 #include "numerics/float_bits.h"
@@ -202,6 +203,33 @@ TEST(Values, TheRecipesHelpersGiveTheSpecsBits) {
   for (int e = -300; e <= 300; ++e) {
     for (const double x : {1.0, -1.0078125, 440.0, 448.0, 0.3}) {
       ASSERT_EQ(times_pow2(x, e), std::ldexp(x, e)) << x << " * 2^" << e;
+    }
+  }
+}
+
+// A q_scale that is zero, Inf, NaN or subnormal is a case the harness accepts
+// (its outputs are the spec's specials); the fp8 path's rows then aim at the
+// exponent q_scale_exponent_of names: those of q_scale 1 for the specials, of
+// 2^-126 for a subnormal. A raw ilogb there once overflowed the recipes'
+// exponent arithmetic (the sanitized capi fuzzer found it).
+TEST(Values, SpecialQScalesGiveTheRowsOfTheirNamedExponent) {
+  EXPECT_EQ(q_scale_exponent_of(0x3EBD70A4u), -2);  // 0.37
+  EXPECT_EQ(q_scale_exponent_of(0x7F7FFFFFu), 127);
+  const struct {
+    uint32_t bits, same_as;
+  } specials[] = {{0x00000000u, 0x3F800000u}, {0x80000000u, 0x3F800000u}, {0x7F800000u, 0x3F800000u},
+                  {0xFF800000u, 0x3F800000u}, {0x7FC00000u, 0x3F800000u}, {0xFFFFFFFFu, 0x3F800000u},
+                  {0x00000001u, 0x00800000u}, {0x00200000u, 0x00800000u}};
+  for (unsigned v = 0; v < enum_count<ValueRecipe>(); ++v) {
+    Case c = test::small_case();
+    c.query_path = QueryPath::kFp8Packed;
+    c.values = static_cast<ValueRecipe>(v);
+    for (const auto& s : specials) {
+      Case special = c, named = c;
+      special.q_scale_bits = s.bits;
+      named.q_scale_bits = s.same_as;
+      EXPECT_TRUE(same_bytes(build_tensor_set(special, Poison::kA), build_tensor_set(named, Poison::kA)))
+          << name_of(c.values) << " q_scale bits 0x" << std::hex << s.bits;
     }
   }
 }
