@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 
 "$gen" "$work" >/dev/null || { echo "FAIL: qcheck-corpus-gen exited $?"; exit 1; }
 status=0
-for folder in fused_q examples numerics case_decode; do
+for folder in fused_q examples numerics case_decode fused_k; do
   if ! diff -r -q -x 'README*' "$work/$folder" "$corpus/$folder"; then
     echo "FAIL: corpus/$folder differs from the generator's output (above)"
     status=1

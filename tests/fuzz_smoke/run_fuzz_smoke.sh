@@ -9,8 +9,13 @@
 #       on a planted-bug backend: passes only when libFuzzer reports the
 #       finding, an artifact exists, and qcheck-replay (REPLAY) gives a
 #       mismatch (exit 1) for that artifact on the same backend.
-#   run_fuzz_smoke.sh clean FUZZER RUNS SEED BACKEND
+#   run_fuzz_smoke.sh clean FUZZER RUNS SEED BACKEND [TARGET FLAGS...]
 #       the same budget on a backend that must pass: any finding fails.
+#   run_fuzz_smoke.sh find-replay FUZZER RUNS SEED BACKEND REPLAY [TARGET FLAGS...]
+#       as find, for a target whose own replay driver (REPLAY, e.g.
+#       fused_k_replay) judges the artifact: with --backend=BACKEND it must
+#       report the finding (a non-zero exit), with the target's default
+#       backend (the correct one) it must pass.
 #
 # Every mode prints the executions libFuzzer ran (stat::number_of_executed_units)
 # and the wall time, the figures the proof of power is judged by.
@@ -92,9 +97,34 @@ main() {
       fi
       echo "artifact replays as a mismatch: $(head -n 1 "$work/replay.log")"
       ;;
+    find-replay)
+      runs=${1:?runs}; seed=${2:?seed}; backend=${3:?backend}; replay=${4:?replay driver}; shift 4
+      run_fuzzer -runs="$runs" -seed="$seed" "--backend=$backend" "$@" "$work/corpus"
+      artifact=$(ls "$work/artifacts"/crash-* 2>/dev/null | head -n 1)
+      echo "find: $backend seed $seed: exit $status after ${elapsed}s, finding after $(executed) executions (budget $runs)"
+      if [ "$status" -eq 0 ] || ! grep -q '==== qcheck [a-z0-9_]* finding ====' "$log" || [ -z "$artifact" ]; then
+        echo "FAIL: no finding on planted bug $backend within $runs executions (seed $seed); log tail:"
+        tail -n 40 "$log"
+        keep_failure "find-$backend-seed$seed"
+        exit 1
+      fi
+      grep -m1 'FAIL backend' "$log"
+      "$replay" "--backend=$backend" "$@" "$artifact" >"$work/replay.log" 2>&1
+      if [ $? -eq 0 ] || ! grep -q '==== qcheck [a-z0-9_]* finding ====' "$work/replay.log"; then
+        echo "FAIL: $(basename "$replay") --backend=$backend passed the artifact:"
+        cat "$work/replay.log"
+        exit 1
+      fi
+      if ! "$replay" "$@" "$artifact" >"$work/replay.log" 2>&1; then
+        echo "FAIL: the correct backend fails the artifact too:"
+        cat "$work/replay.log"
+        exit 1
+      fi
+      echo "the artifact replays as a finding on $backend and passes on the correct backend"
+      ;;
     clean)
-      runs=${1:?runs}; seed=${2:?seed}; backend=${3:?backend}
-      run_fuzzer -runs="$runs" -seed="$seed" "--backend=$backend" "$work/corpus"
+      runs=${1:?runs}; seed=${2:?seed}; backend=${3:?backend}; shift 3
+      run_fuzzer -runs="$runs" -seed="$seed" "--backend=$backend" "$@" "$work/corpus"
       echo "clean: $backend seed $seed: exit $status after ${elapsed}s, $(executed) executions (budget $runs)"
       if [ "$status" -ne 0 ] || finding_reported; then
         echo "FAIL: a finding on $backend, which must pass; the finding:"

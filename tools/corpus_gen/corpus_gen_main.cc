@@ -5,6 +5,8 @@
 //   OUTDIR/examples/<name>.json        hand-readable cases
 //   OUTDIR/numerics/<XXH64 of bytes>   numerics target inputs
 //   OUTDIR/case_decode/<XXH64>         case_decode target inputs
+//   OUTDIR/fused_k/<XXH64>             fused_k cases, binary (version 3)
+//                                      (ops/fused_k/case: fused_k_seed_cases)
 // Each of these folders is emptied first (README files are kept), so the
 // output is exactly the grid. OUTDIR/regressions is never touched. Every
 // case is validated before it is written: an invalid seed is a bug here.
@@ -22,6 +24,9 @@
 
 #include "fuzz/case/case_binary.h"
 #include "fuzz/case/case_file.h"
+#include "core/op/any_case.h"
+#include "ops/fused_k/case/fused_k_case.h"
+#include "ops/fused_k/op.h"
 #include "ops/fused_q/seeds/seed_grid.h"
 #include "tools/common/cli.h"
 
@@ -95,10 +100,24 @@ int write_inputs(const fs::path& dir, const std::vector<qcheck::corpus::NamedByt
   return 0;
 }
 
+// fused_k's seeds: each validated, then written in the generic binary form.
+int write_fused_k(const fs::path& dir) {
+  std::vector<qcheck::corpus::NamedBytes> inputs;
+  for (const qcheck::fused_k::FusedKCase& c : qcheck::fused_k::fused_k_seed_cases()) {
+    const std::string error = qcheck::fused_k::validate_fused_k_case(c);
+    if (!error.empty()) {
+      std::fprintf(stderr, "qcheck-corpus-gen: fused_k seed %s is invalid: %s\n", describe(c).c_str(), error.c_str());
+      return 1;
+    }
+    inputs.push_back({describe(c), qcheck::encode_any_case(qcheck::fused_k::to_any_case(c))});
+  }
+  return write_inputs(dir, inputs);
+}
+
 }  // namespace
 
 constexpr const char* kUsage =
-    "usage: qcheck-corpus-gen OUTDIR   (writes fused_q/, examples/, numerics/, case_decode/)\n";
+    "usage: qcheck-corpus-gen OUTDIR   (writes fused_q/, examples/, numerics/, case_decode/, fused_k/)\n";
 
 int main(int argc, char** argv) {
   if (const int done = qcheck::cli::help_or_version(argc, argv, "qcheck-corpus-gen", kUsage); done >= 0) return done;
@@ -108,12 +127,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const fs::path out = argv[1];
-  for (const char* sub : {"fused_q", "examples", "numerics", "case_decode"}) {
+  for (const char* sub : {"fused_q", "examples", "numerics", "case_decode", "fused_k"}) {
     if (!reset_folder(out / sub)) return 2;
   }
   int status = write_cases(out / "fused_q", qcheck::corpus::fused_q_seeds(), false);
   if (status == 0) status = write_cases(out / "examples", qcheck::corpus::example_cases(), true);
   if (status == 0) status = write_inputs(out / "numerics", qcheck::corpus::numerics_seeds());
   if (status == 0) status = write_inputs(out / "case_decode", qcheck::corpus::case_decode_seeds());
+  if (status == 0) status = write_fused_k(out / "fused_k");
   return status;
 }
