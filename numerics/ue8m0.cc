@@ -43,11 +43,11 @@ float max_with_floor(float value, float floor) {
 
 namespace {
 
-float scale_of_amax(float amax, ScaleCeiling ceiling, ScaleFloor floor, ScaleQuotient quotient) {
+float scale_of_amax(float amax, ScaleCeiling ceiling, ScaleFloor floor, ScaleQuotient quotient, float fp8_max) {
   if (floor == ScaleFloor::kAmax1e4) amax = max_with_floor(amax, 1e-4f);
   if (floor == ScaleFloor::kAmax1e10) amax = max_with_floor(amax, 1e-10f);
-  constexpr float kReciprocal448 = 1.0f / 448.0f;  // RN(1/448): not exact
-  float s0 = quotient == ScaleQuotient::kDivide ? amax / 448.0f : amax * kReciprocal448;
+  const float reciprocal = 1.0f / fp8_max;  // RN(1/448), RN(1/224): not exact
+  float s0 = quotient == ScaleQuotient::kDivide ? amax / fp8_max : amax * reciprocal;
   if (floor == ScaleFloor::kScale1e4) s0 = max_with_floor(s0, 1e-4f);
   switch (ceiling) {
     case ScaleCeiling::kExactBits: return ceil_pow2_exact(s0);
@@ -59,17 +59,17 @@ float scale_of_amax(float amax, ScaleCeiling ceiling, ScaleFloor floor, ScaleQuo
 
 }  // namespace
 
-float ue8m0_scale(float amax, ScaleCeiling ceiling, ScaleFloor floor) {
-  return scale_of_amax(amax, ceiling, floor, ScaleQuotient::kDivide);
+float ue8m0_scale(float amax, ScaleCeiling ceiling, ScaleFloor floor, float fp8_max) {
+  return scale_of_amax(amax, ceiling, floor, ScaleQuotient::kDivide, fp8_max);
 }
 
-float row_scale(const float* row, size_t count, const Profile& p) {
+float row_scale(const float* row, size_t count, const Profile& p, float fp8_max) {
   if (p.amax_nan == AmaxNan::kPropagate) {
     for (size_t i = 0; i < count; ++i) {
       if (std::isnan(row[i])) return float_from_bits(0x7FFFFFFFu);  // torch.clamp keeps the NaN
     }
   }
-  return scale_of_amax(row_amax(row, count), p.scale_ceiling, p.scale_floor, p.scale_quotient);
+  return scale_of_amax(row_amax(row, count), p.scale_ceiling, p.scale_floor, p.scale_quotient, fp8_max);
 }
 
 uint8_t e8m0_byte(float scale) { return static_cast<uint8_t>(bits_of(scale) >> 23); }

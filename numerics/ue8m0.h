@@ -4,7 +4,9 @@
 //   amax  = max(amax, 1e-4f)
 //   s0    = RN(amax / 448)                      IEEE division
 //   scale = smallest power of two >= s0         (bits + 0x7FFFFF) & 0x7F800000
-// Variants are selected by the profile's ScaleCeiling and ScaleFloor.
+// Variants are selected by the profile's ScaleCeiling and ScaleFloor. On an
+// FNUZ cache (AMD's e4m3fnuz) the kernels divide by 224 instead of 448
+// (SEMANTICS-K.md 1.5: vLLM's FP8_MAX on FNUZ platforms): `fp8_max`.
 #pragma once
 
 #include <cstddef>
@@ -27,13 +29,13 @@ float ceil_pow2_log2f(float s0);
 
 // The scale of a row whose amax (NaN ignored) is given, under the profile's
 // rule. A power of two or +Inf (the ceiling kNone: s0 itself).
-float ue8m0_scale(float amax, ScaleCeiling ceiling, ScaleFloor floor);
+float ue8m0_scale(float amax, ScaleCeiling ceiling, ScaleFloor floor, float fp8_max = 448.0f);
 
 // The scale of a row under every scale rule of the profile: the amax's NaN
 // rule (over the row), the floor, the quotient that gives s0, the ceiling
 // (NaN when the row's NaN propagates). With the default quotient and NaN
 // rule this is ue8m0_scale(row_amax(row), ceiling, floor).
-float row_scale(const float* row, size_t count, const Profile& profile);
+float row_scale(const float* row, size_t count, const Profile& profile, float fp8_max = 448.0f);
 
 // The e8m0 byte of a scale: its biased exponent. A +Inf scale has no e8m0
 // encoding; 0xFF (the e8m0 NaN) is returned for it.

@@ -63,6 +63,7 @@ TEST(FusedKCase, ValidationNamesTheFieldAndItsLimit) {
       {[](FusedKCase& c) { c.indexer_layout = IndexerKLayout::kShuffled, c.indexer_block_size = 8; },
        "indexer_cache.block_size = 8"},
       {[](FusedKCase& c) { c.indexer_layout = static_cast<IndexerKLayout>(2); }, "indexer_layout = 2 is not one"},
+      {[](FusedKCase& c) { c.index_fp8 = static_cast<IndexKFp8>(2); }, "index_fp8 = 2 is not one"},
       {[](FusedKCase& c) { c.num_tokens = 65, c.indexer_blocks = 1; },
        "indexer_blocks = 1 holds 64 slots, fewer than num_tokens = 65"},
       {[](FusedKCase& c) { c.mla_blocks = 0; }, "mla_blocks = 0 is outside [1, 16777216]"},

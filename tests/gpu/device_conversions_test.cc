@@ -24,6 +24,7 @@
 
 #include "numerics/conversions.h"
 #include "numerics/e2m1.h"
+#include "numerics/e4m3fnuz.h"
 #include "numerics/float_bits.h"
 #include "numerics/rsqrt_approx.h"
 #include "numerics/ue8m0.h"
@@ -185,6 +186,15 @@ TEST(DeviceConversions, E2m1MatchesTheSpecOnAllPatterns) {
   REQUIRE_CUDA_DEVICE();
   check_sweep("e2m1 cvt-rn", Sweep::kE2m1, 0.0f,
               [](uint32_t bits) { return uint32_t{spec::e2m1_from_f32(float_from_bits(bits), E2m1Rounding::kCvtRn)}; });
+}
+
+// Hopper has no e4m3fnuz instruction: fused_k's kernel writes an FNUZ
+// indexer cache through the OCP cvt (numerics/device/e4m3fnuz_via_ocp.h).
+TEST(DeviceConversions, E4m3fnuzViaOcpMatchesTheSpecOnAllPatterns) {
+  REQUIRE_CUDA_DEVICE();
+  check_sweep("e4m3fnuz via the OCP cvt", Sweep::kE4m3fnuz, 0.0f, [](uint32_t bits) {
+    return uint32_t{spec::e4m3fnuz_from_f32(float_from_bits(bits), E4m3FnuzOverflow::kSatFinite)};
+  });
 }
 
 // Runs a reciprocal sweep over `range` and reports every result that is not

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include "numerics/device/e4m3fnuz_via_ocp.h"
 #include "ops/fused_q/kernels/device_numerics.cuh"
 
 namespace qcheck::gpu_test {
@@ -38,6 +39,9 @@ __global__ void sweep_kernel(Sweep sweep, SweepRange range, float parameter, uin
       case Sweep::kRsqrtApprox: result = __float_as_uint(qcheck::device::rsqrt_approx(x)); break;
       case Sweep::kRsqrtf: result = __float_as_uint(rsqrtf(x)); break;
       case Sweep::kE2m1: result = qcheck::device::e2m1_from_f32(x); break;
+      case Sweep::kE4m3fnuz:
+        result = qcheck::device::e4m3fnuz_via_ocp(x, [](float v) { return qcheck::device::e4m3_from_f32(v); });
+        break;
     }
     out[i] = result;
   }

@@ -35,6 +35,7 @@ enum class Sweep : uint8_t {
   kRsqrtApprox,      // PTX rsqrt.approx.f32 (subnormals kept): result = fp32 bits
   kRsqrtf,           // CUDA's rsqrtf as this file is compiled: result = fp32 bits
   kE2m1,             // numerics/device's e2m1_from_f32 (cvt-rn, integer operations): result = the code
+  kE4m3fnuz,         // numerics/device's e4m3fnuz_via_ocp over the cvt: result = the code
 };
 
 // The values of a sweep: bits(i) = first + i * stride (mod 2^32), i < count.

@@ -79,6 +79,41 @@ TEST(FusedKKnownAnswers, IndexKRowOfZerosTakesTheFloor) {
   for (float r : rotated) EXPECT_EQ(bits_of(r), 0u);
 }
 
+// On an FNUZ cache the scale divides by 224: p1 / 224 = 0x3BC4434B, ceiling
+// 2^-7; the codes are e4m3fnuz of 128 r. 128 p0 = 57.24 = 1.789 * 2^5: biased
+// exponent 13 (FNUZ's bias is 8), mantissa 6 of 8 (1.75) -> 0x6E; 128 p1 =
+// 171.73 = 1.342 * 2^7: exponent 15, mantissa 3 (1.375) -> 0x7B. The bytes
+// are OCP's, the scale twice OCP's.
+TEST(FusedKKnownAnswers, IndexKRowOnFnuzDoublesTheScaleAndKeepsTheBytes) {
+  Row row;
+  const std::vector<float> cos = {0}, sin = {1};
+  std::vector<float> rotated(4);
+  std::vector<uint8_t> codes(4);
+  const float scale =
+      index_k_row(row.x.data(), row.w.data(), row.b.data(), 0.0f, cos.data(), sin.data(),
+                  IndexKShape{4, 2, RopeStyle::kNeox, IndexKFp8::kFnuz}, IndexKRules{}, rotated.data(), codes.data());
+  EXPECT_EQ(bits_of(scale), 0x3C000000u);
+  EXPECT_EQ(codes, (std::vector<uint8_t>{0x6E, 0xFB, 0x6E, 0x7B}));
+}
+
+// A row with a NaN: every normalized value is NaN, the amax (NaN ignored) 0,
+// so the floor: 1e-4 / 224 = 0x34EFACAD, ceiling 2^-21; every code FNUZ's
+// one NaN, 0x80 (OCP writes 0x7F).
+TEST(FusedKKnownAnswers, IndexKRowOnFnuzWritesItsNaN) {
+  const std::vector<uint16_t> x = {0x7FC0, 0x3F80, 0x4000, 0x4040};
+  const std::vector<float> w(4, 1.0f), b(4, 0.0f), cos = {1}, sin = {0};
+  std::vector<float> rotated(4);
+  std::vector<uint8_t> codes(4);
+  const float scale =
+      index_k_row(x.data(), w.data(), b.data(), 1e-6f, cos.data(), sin.data(),
+                  IndexKShape{4, 2, RopeStyle::kNeox, IndexKFp8::kFnuz}, IndexKRules{}, rotated.data(), codes.data());
+  EXPECT_EQ(bits_of(scale), 0x35000000u);
+  EXPECT_EQ(codes, std::vector<uint8_t>(4, 0x80));
+  index_k_row(x.data(), w.data(), b.data(), 1e-6f, cos.data(), sin.data(), IndexKShape{4, 2, RopeStyle::kNeox},
+              IndexKRules{}, rotated.data(), codes.data());
+  EXPECT_EQ(codes, std::vector<uint8_t>(4, 0x7F));
+}
+
 TEST(FusedKKnownAnswers, IndexerKCacheOffsets) {
   // Flat: token 2, element 5 of a block of 4 tokens of 8 codes: 2 * 8 + 5; its scale after the 32 codes.
   EXPECT_EQ(indexer_k_code_byte(IndexerKLayout::kFlat, 4, 8, 2, 5), 21);

@@ -8,6 +8,7 @@ namespace qcheck::fused_k {
 
 const char* name_of(IndexerKLayout layout) { return layout == IndexerKLayout::kFlat ? "flat" : "shuffled"; }
 const char* name_of(IndexerKScale scale) { return scale == IndexerKScale::kF32 ? "f32" : "ue8m0x4"; }
+const char* name_of(IndexKFp8 fp8) { return fp8 == IndexKFp8::kOcp ? "ocp" : "fnuz"; }
 
 const char* name_of(MlaCacheFormat format) {
   switch (format) {
@@ -170,6 +171,9 @@ void Checker::roles() {
     if (a.indexer_layout == IndexerKLayout::kShuffled && (c.block_size % 16 != 0 || d % 16 != 0)) {
       return (void)fail("indexer_cache.block_size = " + std::to_string(c.block_size) + " and index_dim = " +
                         std::to_string(d) + " must both be multiples of 16 for the shuffled layout");
+    }
+    if (a.index_fp8 != IndexKFp8::kOcp && a.index_fp8 != IndexKFp8::kFnuz) {
+      return (void)fail("index_fp8 = " + std::to_string(static_cast<int>(a.index_fp8)) + " is not ocp (0) or fnuz (1)");
     }
     if (!rows("index_k_out", a.index_k_out.data, a.index_k_out.row_stride, d, 2, true, true)) return;
   }

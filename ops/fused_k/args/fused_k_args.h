@@ -12,7 +12,8 @@
 //     ln_weight, ln_bias [D] f32 | bf16
 //     index_slot_mapping [T] int64 (nullptr: slot_mapping)
 //     indexer_cache      blocks of block_size tokens, each D + 4 bytes
-//                        (codes, then the 4-byte scales; flat or shuffled)
+//                        (codes, then the 4-byte scales; flat or shuffled;
+//                        codes OCP e4m3 or e4m3fnuz: index_fp8)
 //     index_k_out        [T, D] bf16, optional (the rotated row)
 //   role 1, KV latent and MLA cache:
 //     kv_c [T, 512] bf16, kv_weight [512], k_pe [T, 64] bf16 (RoPE
@@ -32,9 +33,13 @@ namespace qcheck::fused_k {
 
 // The paged indexer-K cache's layouts and scale words (oracle/indexer_k_cache.h).
 enum class IndexerKLayout : uint8_t { kFlat = 0, kShuffled = 1 };
+// The indexer cache's FP8 encoding: OCP e4m3 (max 448), or AMD's e4m3fnuz,
+// whose kernels scale to 224 (SEMANTICS-K.md 1.5: vLLM's FP8_MAX on FNUZ).
+enum class IndexKFp8 : uint8_t { kOcp = 0, kFnuz = 1 };
 enum class IndexerKScale : uint8_t { kF32 = 0, kUe8m0x4 = 1 };
 const char* name_of(IndexerKLayout layout);
 const char* name_of(IndexerKScale scale);
+const char* name_of(IndexKFp8 fp8);
 
 // The MLA cache's entry formats (oracle/mla_cache.h).
 constexpr int64_t kMlaLatent = 512;
@@ -88,6 +93,7 @@ struct FusedKArgs {
   PagedCache indexer_cache;
   IndexerKLayout indexer_layout = IndexerKLayout::kFlat;
   IndexerKScale indexer_scale = IndexerKScale::kF32;
+  IndexKFp8 index_fp8 = IndexKFp8::kOcp;
   RowsOut index_k_out;
 
   bool kv = false;  // role 1

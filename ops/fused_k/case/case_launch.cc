@@ -221,6 +221,7 @@ CaseLaunch plan_fused_k_launch(const FusedKCase& c) {
     a.ln_eps_bits = c.ln_eps;
     a.indexer_layout = c.indexer_layout;
     a.indexer_scale = c.indexer_scale;
+    a.index_fp8 = c.index_fp8;
     PagedCache& k = a.indexer_cache;
     k.block_size = c.indexer_block_size;
     k.num_blocks = c.indexer_blocks;

@@ -138,6 +138,7 @@ FusedKCase draw_fused_k_case(uint64_t seed) {
     c.ln_eps = eps();
     c.indexer_layout = shuffled ? IndexerKLayout::kShuffled : IndexerKLayout::kFlat;
     c.indexer_scale = r.chance(50) ? IndexerKScale::kF32 : IndexerKScale::kUe8m0x4;
+    c.index_fp8 = r.chance(25) ? IndexKFp8::kFnuz : IndexKFp8::kOcp;
     c.indexer_block_size = shuffled ? r.pick<int64_t>({16, 64, 128, 256}) : r.pick<int64_t>({1, 2, 16, 64, 128, 256});
     c.indexer_blocks = blocks_for(c.indexer_block_size, 2);
     c.indexer_block_padding = r.pick<int64_t>({0, 0, 4, 13});
@@ -172,7 +173,8 @@ std::string describe(const FusedKCase& c) {
   std::string s = "T=" + std::to_string(c.num_tokens);
   if (c.index_k) {
     s += " index_k(D=" + std::to_string(c.index_dim) + " R=" + std::to_string(c.index_rope_dim) + " " +
-         name_of(c.index_rope) + " " + name_of(c.indexer_layout) + " " + name_of(c.indexer_scale) +
+         name_of(c.index_rope) + " " + name_of(c.indexer_layout) + " " + name_of(c.indexer_scale) + " " +
+         name_of(c.index_fp8) +
          " bs=" + std::to_string(c.indexer_block_size) + ")";
   }
   if (c.kv) s += std::string(" kv(") + name_of(c.mla_format) + " bs=" + std::to_string(c.mla_block_size) + ")";
@@ -189,7 +191,8 @@ std::vector<FusedKCase> fused_k_seed_cases() {
     const std::vector<int> key = {c.index_k, c.kv, c.q_norm, c.topk_fill,
                                   c.kv ? static_cast<int>(c.mla_format) : -1,
                                   c.index_k ? static_cast<int>(c.indexer_layout) : -1,
-                                  c.index_k ? static_cast<int>(c.indexer_scale) : -1};
+                                  c.index_k ? static_cast<int>(c.indexer_scale) : -1,
+                                  c.index_k ? static_cast<int>(c.index_fp8) : -1};
     if (seen.count(key) || plan_fused_k_launch(c).arena.size() > (int64_t(8) << 20)) continue;
     seen.insert(key);
     cases.push_back(c);

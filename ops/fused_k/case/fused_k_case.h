@@ -42,6 +42,7 @@ struct FusedKCase {
   uint32_t ln_eps = 0x358637BDu;  // 1e-6f
   IndexerKLayout indexer_layout = IndexerKLayout::kFlat;
   IndexerKScale indexer_scale = IndexerKScale::kF32;
+  IndexKFp8 index_fp8 = IndexKFp8::kOcp;
   int64_t indexer_block_size = 64;
   int64_t indexer_blocks = 1;
   int64_t indexer_block_padding = 0;  // bytes
@@ -107,6 +108,7 @@ void visit_fused_k_fields(FusedKCase& c, Visitor& v) {
   v.bits32("ln_eps", c.ln_eps);
   v.enumeration("indexer_layout", c.indexer_layout, 2);
   v.enumeration("indexer_scale", c.indexer_scale, 2);
+  v.enumeration("index_fp8", c.index_fp8, 2);
   v.integer("indexer_block_size", c.indexer_block_size);
   v.integer("indexer_blocks", c.indexer_blocks);
   v.integer("indexer_block_padding", c.indexer_block_padding);
@@ -137,8 +139,8 @@ std::string validate_fused_k_case(const FusedKCase& c);
 
 // A valid case drawn from `seed` (also the case's seed): every role
 // combination, index dims 2 .. 512, both RoPE styles, f32 and bf16 caches and
-// weights, flat and shuffled indexer caches with both scale words, the four
-// MLA formats, paddings, block sizes 1 .. 256, slots -1 and separate index
+// weights, flat and shuffled indexer caches with both scale words and both
+// FP8 encodings (OCP, FNUZ), the four MLA formats, paddings, block sizes 1 .. 256, slots -1 and separate index
 // slots, Q widths up to 8192. std::mt19937_64 and integer draws only: the
 // same case on every machine.
 FusedKCase draw_fused_k_case(uint64_t seed);
@@ -148,7 +150,7 @@ std::string describe(const FusedKCase& c);
 
 // The seed corpus (corpus/fused_k): the default case, then the first drawn
 // case (seeds 1, 2, ...) of each combination of roles, MLA format (with kv)
-// and indexer layout and scale word (with index_k), among cases whose
+// and indexer layout, scale word and FP8 encoding (with index_k), among cases whose
 // arena is at most 8 MiB, so that every file replays in milliseconds.
 std::vector<FusedKCase> fused_k_seed_cases();
 

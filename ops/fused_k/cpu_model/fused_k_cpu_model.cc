@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "numerics/conversions.h"
+#include "numerics/device/e4m3fnuz_via_ocp.h"
 #include "numerics/e2m1.h"
 #include "numerics/float_bits.h"
 #include "numerics/rsqrt_approx.h"
@@ -69,6 +70,14 @@ float rms_output(float x, float r, float w) {
 float rope_term(float a, float c, float b, float s) { return std::fma(a, c, b * s); }
 
 float ue8m0_scale(float amax) { return spec::ue8m0_scale(amax, ScaleCeiling::kExactBits, ScaleFloor::kAmax1e4); }
+
+// An index-K code as the kernel writes it: OCP e4m3, or on an FNUZ cache
+// e4m3fnuz through the OCP encoder (numerics/device/e4m3fnuz_via_ocp.h).
+template <int B>
+uint8_t index_code(float q, bool fnuz) {
+  if (!fnuz || B == kOcpBytesOnFnuz) return e4m3<B>(q);
+  return device::e4m3fnuz_via_ocp(q, [](float v) { return spec::e4m3_from_f32(v, E4m3Overflow::kSatFinite); });
+}
 
 // 1 / a UE8M0 scale (a power of two, or +Inf -> +0), exactly.
 float reciprocal_of_scale(float scale) {
@@ -151,12 +160,16 @@ void index_k_task(const FusedKArgs& a, int64_t t) {
   // The kernel's lane maxima and their shuffle give the row's amax, NaN skipped (a maximum has no order:
   // kTwinMaxOtherOrder changes nothing here).
   const float row_amax = spec::row_amax(rotated.data(), static_cast<size_t>(dim));
+  // FNUZ divides by 224: RN(amax / 224) is exactly 2 RN(amax / 448) (amax >= 1e-4, no subnormal quotient),
+  // so its power-of-two ceiling is twice OCP's.
+  const bool fnuz = a.index_fp8 == IndexKFp8::kFnuz;
   float scale = ue8m0_scale(row_amax);
-  if constexpr (B == kUe8m0Skipped) scale = std::max(row_amax, 1e-4f) / 448.0f;
   if constexpr (B == kTwinScaleTimesReciprocal448) {
     const uint32_t bits = bits_of(std::max(row_amax, 1e-4f) * float_from_bits(0x3B124925u));  // RN(1/448)
     scale = float_from_bits(bits >= 0x7F800000u ? bits : (bits + 0x7FFFFFu) & 0x7F800000u);
   }
+  if (fnuz && B != kFnuzScaleOf448) scale *= 2.0f;
+  if constexpr (B == kUe8m0Skipped) scale = std::max(row_amax, 1e-4f) / 448.0f;
   if constexpr (B == kNoAmaxFloor) {
     if (row_amax == 0.0f) scale = 0.0f;
   }
@@ -181,7 +194,7 @@ void index_k_task(const FusedKArgs& a, int64_t t) {
     if constexpr (B == kNoAmaxFloor) {
       if (scale == 0.0f) quotient = v / scale;
     }
-    block[byte] = e4m3<B>(quotient);
+    block[byte] = index_code<B>(quotient, fnuz);
   }
   const uint32_t bits = bits_of(scale);
   uint32_t word = a.indexer_scale == IndexerKScale::kF32 ? bits : ((bits >> 23) & 0xFFu) * 0x01010101u;

@@ -12,7 +12,9 @@
 // - RMSNorm's weight multiplied in f32, LayerNorm's affine one fma;
 // - RoPE terms fma(a, cos, RN(b * sin));
 // - UE8M0 scales (index-K rows and fp8_ds_mla tiles) from the exact bits of
-//   RN(max(amax, 1e-4) / 448); fp8 codes of x / k_scale by IEEE division;
+//   RN(max(amax, 1e-4) / 448); on an FNUZ indexer cache twice that (the
+//   ceiling of RN(amax / 224)) and e4m3fnuz codes through the OCP cvt
+//   (numerics/device/e4m3fnuz_via_ocp.h); fp8 codes of x / k_scale by IEEE division;
 //   nvfp4 tiles as numerics' cvt-rn e2m1 without the +0 add.
 // Every function is a template over a planted bug (ops/fused_k/planted); `if constexpr
 // (B == kX)` branches compile away in the kernel under test, B = kNone.
@@ -23,6 +25,7 @@
 #include <utility>
 
 #include "numerics/device/conversions.cuh"
+#include "numerics/device/e4m3fnuz_via_ocp.h"
 #include "ops/fused_k/kernels/fused_k_launch.h"
 
 namespace qcheck::fused_k {
@@ -78,6 +81,13 @@ __device__ __forceinline__ uint8_t e4m3(float value) {
     if (fabsf(value) >= 464.0f && !isnan(value)) return 0x7F;
   }
   return dev::e4m3_from_f32(value);
+}
+
+// An index-K code: OCP e4m3, or e4m3fnuz on an FNUZ cache.
+template <int B>
+__device__ __forceinline__ uint8_t index_code(float value, bool fnuz) {
+  if (!fnuz || B == kOcpBytesOnFnuz) return e4m3<B>(value);
+  return dev::e4m3fnuz_via_ocp(value, [](float v) { return dev::e4m3_from_f32(v); });
 }
 
 // The rsqrt of a norm: of its mean (square) plus eps.
@@ -192,12 +202,15 @@ __device__ void index_k_task(const FusedKArgs& a, int64_t t, int lane, float* sh
     store_bf16(a.index_k_out, t, i, r);
   }
   amax = group_max<B>(amax, kLanes);
+  // FNUZ divides by 224: RN(amax / 224) is exactly 2 RN(amax / 448), so its ceiling is twice OCP's.
+  const bool fnuz = a.index_fp8 == IndexKFp8::kFnuz;
   float scale = dev::ue8m0_scale_from_amax(amax);
-  if constexpr (B == kUe8m0Skipped) scale = __fdiv_rn(fmaxf(amax, 1e-4f), 448.0f);
   if constexpr (B == kTwinScaleTimesReciprocal448) {
     const uint32_t bits = __float_as_uint(__fmul_rn(fmaxf(amax, 1e-4f), __uint_as_float(0x3B124925u)));  // RN(1/448)
     scale = __uint_as_float(bits >= 0x7F800000u ? bits : (bits + 0x7FFFFFu) & 0x7F800000u);
   }
+  if (fnuz && B != kFnuzScaleOf448) scale = __fmul_rn(scale, 2.0f);
+  if constexpr (B == kUe8m0Skipped) scale = __fdiv_rn(fmaxf(amax, 1e-4f), 448.0f);
   if constexpr (B == kNoAmaxFloor) {
     if (amax == 0.0f) scale = 0.0f;
   }
@@ -224,7 +237,7 @@ __device__ void index_k_task(const FusedKArgs& a, int64_t t, int lane, float* sh
       if constexpr (B == kNoAmaxFloor) {
         if (scale == 0.0f) quotient = __fdiv_rn(x[k], scale);
       }
-      block[byte] = e4m3<B>(quotient);
+      block[byte] = index_code<B>(quotient, fnuz);
     }
     if (lane == 0) {
       const uint32_t bits = __float_as_uint(scale);

@@ -92,7 +92,7 @@ std::string run_fused_k_oracle(const FusedKArgs& a, const FusedKRules& rules) {
       }
     }
     if (a.index_k) {
-      const IndexKShape shape{a.index_dim, a.index_rope_dim, a.index_rope};
+      const IndexKShape shape{a.index_dim, a.index_rope_dim, a.index_rope, a.index_fp8};
       const float scale = index_k_row(bf16_row(a.index_k_in, t), ln_w.data(), ln_b.data(), eps_of(a.ln_eps_bits),
                                       cos.data(), sin.data(), shape, rules.index_k, rotated.data(), codes.data());
       store_bf16_row(a.index_k_out, t, rotated.data(), a.index_dim, rules.bf16_nan);

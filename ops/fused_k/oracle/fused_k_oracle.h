@@ -33,7 +33,8 @@ struct FusedKRules {
 // row sum in the blocked-lanes order of 32 lanes with the squares fused, S / n
 // by IEEE division, the GPU's rsqrt.approx.f32; RMSNorm's weight in f32,
 // LayerNorm's affine an fma, RoPE fused on cos; UE8M0 scales from the exact
-// bits of RN(max(amax, 1e-4) / 448), fp8_ds_mla's tiles too; fp8 codes of
+// bits of RN(max(amax, 1e-4) / 448) (224 and e4m3fnuz codes, saturating,
+// on an FNUZ indexer cache), fp8_ds_mla's tiles too; fp8 codes of
 // x / k_scale; nvfp4 tiles cvt-rn without the +0 add.
 FusedKRules qcheck_fused_k_rules();
 

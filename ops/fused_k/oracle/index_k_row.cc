@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "numerics/conversions.h"
+#include "numerics/e4m3fnuz.h"
 #include "numerics/quotient.h"
 #include "numerics/rope.h"
 #include "numerics/ue8m0.h"
@@ -23,9 +24,11 @@ float index_k_row(const uint16_t* x, const float* w, const float* b, float eps, 
   scale_rules.scale_ceiling = rules.scale_ceiling;
   scale_rules.scale_floor = rules.scale_floor;
   scale_rules.scale_quotient = rules.scale_quotient;
-  const float scale = spec::row_scale(rotated, dim, scale_rules);
+  const bool fnuz = shape.fp8 == IndexKFp8::kFnuz;
+  const float scale = spec::row_scale(rotated, dim, scale_rules, fnuz ? rules.fnuz_max : 448.0f);
   for (size_t i = 0; i < dim; ++i) {
-    codes[i] = spec::e4m3_of_quotient(spec::quotient(rotated[i], scale, rules.codes), rules.overflow);
+    const float q = spec::quotient(rotated[i], scale, rules.codes);
+    codes[i] = fnuz ? spec::e4m3fnuz_from_f32(q, rules.fnuz_overflow) : spec::e4m3_of_quotient(q, rules.overflow);
   }
   return scale;
 }

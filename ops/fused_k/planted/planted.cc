@@ -28,6 +28,8 @@ const char* name_of(Bug bug) {
     case kQTailDropped: return "q-tail-dropped";
     case kTopkWidthAsStride: return "topk-width-as-stride";
     case kEpsAfterRsqrt: return "eps-after-rsqrt";
+    case kFnuzScaleOf448: return "fnuz-scale-of-448";
+    case kOcpBytesOnFnuz: return "ocp-bytes-on-fnuz";
     case kOffset32: return "offset-32";
     case kTwinFmaOperandsSwapped: return "twin-fma-operands-swapped";
     case kTwinDivideByPow2: return "twin-divide-by-pow2";

@@ -37,16 +37,19 @@ enum Bug : int {
   kQTailDropped = 21,             // Q rows: elements past 32 * floor(Q / 32) never written
   kTopkWidthAsStride = 22,        // top-k rows taken K apart, whatever the row stride
   kEpsAfterRsqrt = 23,            // r = rsqrt(mean square) + eps instead of rsqrt(mean square + eps)
+  // An FNUZ indexer cache
+  kFnuzScaleOf448 = 24,           // the scale from 448, OCP's maximum, on an FNUZ cache (224)
+  kOcpBytesOnFnuz = 25,           // OCP e4m3 codes written where the cache holds e4m3fnuz
   // Large caches only
-  kOffset32 = 24,                 // a cache entry's byte offset in 32 bits: wrong past 2 GiB (shown past 4 GiB)
+  kOffset32 = 26,                 // a cache entry's byte offset in 32 bits: wrong past 2 GiB (shown past 4 GiB)
   // Twins: the same bits by construction
-  kTwinFmaOperandsSwapped = 25,   // fma(cos, a, ..) for fma(a, cos, ..): multiplication commutes
-  kTwinDivideByPow2 = 26,         // x / scale for x * (1 / scale): the scale is a power of two
-  kTwinMaxOtherOrder = 27,        // the amax's lanes combined 1 .. 16: a maximum has no order
-  kTwinScaleTimesReciprocal448 = 28,  // RN(amax * RN(1/448)) for RN(amax / 448): 4.6 M of 8.4 M
+  kTwinFmaOperandsSwapped = 27,   // fma(cos, a, ..) for fma(a, cos, ..): multiplication commutes
+  kTwinDivideByPow2 = 28,         // x / scale for x * (1 / scale): the scale is a power of two
+  kTwinMaxOtherOrder = 29,        // the amax's lanes combined 1 .. 16: a maximum has no order
+  kTwinScaleTimesReciprocal448 = 30,  // RN(amax * RN(1/448)) for RN(amax / 448): 4.6 M of 8.4 M
                                       // mantissas give another quotient, but never one on the other side
                                       // of a power of two, so the ceiling hides them (tests/fused_k)
-  kCount = 29,
+  kCount = 31,
 };
 
 // The bug's name (kebab case, as the catalogue's report prints it), whether
