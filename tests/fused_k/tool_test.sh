@@ -36,5 +36,5 @@ done
 sed 's/"index_dim": [0-9]*/"index_dim": 513/' "$work/case.json" >"$work/bad.json"
 check 2 "an index_dim past 512" "$tool" check "$work/bad.json"
 grep -q 'index_dim = 513 is outside \[1, 512\]' "$work/out" || { echo "FAIL: the refusal does not name the field"; status=1; }
-check 2 "an unknown backend" "$tool" check "$work/case.json" --backend=cuda
+check 2 "an unknown backend" "$tool" check "$work/case.json" --backend=tpu
 exit $status

@@ -4,9 +4,10 @@
 //       the case SEED draws (draw_fused_k_case), as JSON on stdout
 //   qcheck-fused-k check CASE [--backend=NAME] [--quiet]
 //       the case through the backend (default cpu-model: the CPU model of
-//       qcheck's CUDA kernel; cpu-model-bug-NAME a planted bug) against the
-//       oracle, every byte of its arena; exit 0 the same bytes, 1 they
-//       differ, 2 an invalid case or bad arguments, 3 a refusal
+//       qcheck's CUDA kernel; cuda: the kernel on the GPU; either with
+//       -bug-NAME: a planted bug) against the oracle, every byte of its
+//       arena; exit 0 the same bytes, 1 they differ, 2 an invalid case or
+//       bad arguments, 3 a refusal or a device error
 //   qcheck-fused-k minimize CASE --backend=NAME [--out FILE] [--max-tries N]
 //       the smallest case that fails the same way (core/op/any_shrink.h:
 //       field by field toward 0, false, the first choice; the seed stays),
@@ -38,8 +39,8 @@ constexpr const char* kUsage =
     "usage: qcheck-fused-k draw SEED\n"
     "       qcheck-fused-k check CASE [--backend=NAME] [--quiet]\n"
     "       qcheck-fused-k minimize CASE --backend=NAME [--out FILE] [--max-tries N]\n"
-    "  CASE: a fused_k case file (binary version 3 or JSON); NAME: cpu-model (default) or\n"
-    "  cpu-model-bug-NAME (ops/fused_k/planted). check exits 0 same bytes, 1 differ, 2 invalid, 3 refused.\n";
+    "  CASE: a fused_k case file (binary version 3 or JSON); NAME: cpu-model (default), cuda, or either\n"
+    "  with -bug-NAME (ops/fused_k/planted). check exits 0 same bytes, 1 differ, 2 invalid, 3 refused.\n";
 
 int fail(const std::string& why, int code = 2) {
   std::fprintf(stderr, "%s: %s\n", kName, why.c_str());
@@ -87,8 +88,11 @@ int main(int argc, char** argv) {
     }
   }
   if (words.size() != 2) return std::fputs(kUsage, stderr), 2;
-  planted::Bug bug = planted::kNone;
-  if (!backend_bug(backend, &bug)) return fail("--backend=" + backend + " is not one of " + backend_names());
+  FusedKBackend chosen;
+  if (!parse_backend(backend, &chosen)) return fail("--backend=" + backend + " is not one of " + backend_names());
+  if (const std::string ready = backend_ready(chosen); !ready.empty() && words[0] != "draw") {
+    return fail("--backend=" + backend + ": " + ready);
+  }
 
   if (words[0] == "draw") {
     char* end = nullptr;
@@ -100,26 +104,26 @@ int main(int argc, char** argv) {
   FusedKCase c;
   if (const std::string error = read_case(words[1], &c); !error.empty()) return fail(error);
   if (words[0] == "check") {
-    const FusedKVerdict v = check_fused_k_case(c, bug);
+    const FusedKVerdict v = check_fused_k_case(c, chosen);
     if (!quiet) std::printf("%s: %s\n", describe(c).c_str(), v.exit_code == 0 ? "pass" : v.text.c_str());
     return v.exit_code;
   }
   if (words[0] != "minimize") return fail("unknown command " + words[0] + " (draw, check, minimize)");
   if (!backend_given) return fail("minimize needs --backend=NAME: the backend the case fails on");
-  const FusedKVerdict first = check_fused_k_case(c, bug);
+  const FusedKVerdict first = check_fused_k_case(c, chosen);
   if (first.exit_code == 0 || first.exit_code == 2) {
     return fail("the case does not fail on " + backend + " (" + (first.exit_code == 0 ? "pass" : first.text) + ")");
   }
   std::fprintf(stderr, "%s: %s fails on %s: %s\n", kName, describe(c).c_str(), backend.c_str(), first.text.c_str());
   const auto same = [&](const AnyCase& candidate) {
     FusedKCase k;
-    return from_any_case(candidate, &k).empty() && check_fused_k_case(k, bug).failure == first.failure;
+    return from_any_case(candidate, &k).empty() && check_fused_k_case(k, chosen).failure == first.failure;
   };
   const AnyShrinkResult r = shrink_any_case(to_any_case(c), same, max_tries,
                                             [](const std::string& step) { std::fprintf(stderr, "  %s\n", step.c_str()); });
   FusedKCase small;
   from_any_case(r.best, &small);
-  const FusedKVerdict last = check_fused_k_case(small, bug);
+  const FusedKVerdict last = check_fused_k_case(small, chosen);
   std::fprintf(stderr, "%s: %lld candidates tried, %lld kept: %s fails the same way: %s\n", kName,
                static_cast<long long>(r.tries), static_cast<long long>(r.accepted), describe(small).c_str(),
                last.text.c_str());

@@ -32,7 +32,8 @@ mkdir -p "$build"
 echo "campaign: building preset $preset in $build (GPU $([ $gpu -eq 1 ] && echo present || echo absent))"
 cmake --preset "$preset" -S "$root" -B "$build" "${extra[@]}" >"$build/campaign-configure.log" 2>&1 ||
   { echo "campaign: configure failed, see $build/campaign-configure.log"; tail -n 20 "$build/campaign-configure.log"; exit 2; }
-cmake --build "$build" -j "$(nproc)" --target fused_q_fuzzer numerics_fuzzer case_decode_fuzzer qcheck-replay qcheck-minimize \
+cmake --build "$build" -j "$(nproc)" --target fused_q_fuzzer numerics_fuzzer case_decode_fuzzer fused_k_fuzzer qcheck-replay \
+  qcheck-minimize \
   >"$build/campaign-build.log" 2>&1 ||
   { echo "campaign: build failed, see $build/campaign-build.log"; tail -n 30 "$build/campaign-build.log"; exit 2; }
 
@@ -40,6 +41,7 @@ cmake --build "$build" -j "$(nproc)" --target fused_q_fuzzer numerics_fuzzer cas
 bin=$build/campaign-bin
 mkdir -p "$bin"
 for t in fused_q numerics case_decode; do ln -sf "$build/fuzz/targets/${t}_fuzzer" "$bin/"; done
+ln -sf "$build/ops/fused_k/fuzz/fused_k_fuzzer" "$bin/"
 ln -sf "$build/tools/replay/qcheck-replay" "$bin/"
 ln -sf "$build/tools/minimize/qcheck-minimize" "$bin/"
 ln -sf "$root/fuzz/targets/fused_q.dict" "$bin/"

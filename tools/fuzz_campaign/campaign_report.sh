@@ -156,7 +156,7 @@ summary() {
   echo "==== campaign summary: mode $mode, ${elapsed}s of ${minutes} min, ${nworkers} workers, $(date -u +%Y-%m-%dT%H:%M:%SZ) ===="
   if [ -n "$ray_address" ]; then ray_summary; else echo "GPUs: ${gpus[*]:-none}; $mps_note"; fi
   local t b n e=$((elapsed > 0 ? elapsed : 1))
-  for t in fused_q numerics case_decode; do
+  for t in "${targets[@]}"; do
     n=$(executions $t)
     printf '%-12s %12s execs %9s exec/s in all   corpus %s files\n' "$t" "$n" "$((n / e))" \
       "$(find "$work/$t/corpus" -type f | wc -l)"

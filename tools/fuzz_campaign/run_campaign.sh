@@ -7,7 +7,9 @@
 #
 #   --bin DIR     fused_q_fuzzer, numerics_fuzzer, case_decode_fuzzer,
 #                 qcheck-replay, fused_q.dict and qcheck-minimize (each fused_q
-#                 finding group is minimized when it is there)
+#                 finding group is minimized when it is there); with
+#                 fused_k_fuzzer there, one worker fuzzes fused_k (the CPU
+#                 model of its kernel against the oracle, ops/fused_k/fuzz)
 #   --corpus DIR  the repository's corpus/: seeds are copied into the work
 #                 folder (the repository is never written), regressions/
 #                 tells pr mode which findings are known
@@ -101,6 +103,11 @@ for f in fused_q_fuzzer numerics_fuzzer case_decode_fuzzer qcheck-replay; do
   [ -x "$bin/$f" ] || fail_setup "$bin/$f is missing or not executable"
 done
 replay=$bin/qcheck-replay
+# The other targets: numerics and case_decode always, fused_k where its
+# fuzzer was built (on this host's cores; the Ray plan has no fused_k yet).
+cpu_targets=(numerics case_decode)
+[ -x "$bin/fused_k_fuzzer" ] && [ -z "$ray_address" ] && cpu_targets+=(fused_k)
+targets=(fused_q "${cpu_targets[@]}")
 dict=$bin/fused_q.dict
 [ -f "$dict" ] || fail_setup "$dict is missing"
 
@@ -129,7 +136,7 @@ free=$(free_mb)
 if [ -n "$free" ] && [ "$free" -lt "$min_free_mb" ]; then
   fail_setup "the disk holding $work has ${free} MiB free, less than QCHECK_FUZZ_MIN_FREE_MB = $min_free_mb: nothing was started"
 fi
-for t in fused_q numerics case_decode; do
+for t in "${targets[@]}"; do
   mkdir -p "$work/$t/corpus" "$work/$t/artifacts" || fail_setup "cannot create folders under $work"
 done
 mkdir -p "$work/logs" "$work/status" "$work/run" "$work/triage" "$work/mps/off" || fail_setup "cannot create folders under $work"
@@ -151,18 +158,19 @@ copy_seeds() {  # target folders...
 copy_seeds fused_q "$corpus/fused_q" "$corpus/regressions" "$corpus/examples"
 copy_seeds numerics "$corpus/numerics"
 copy_seeds case_decode "$corpus/case_decode" "$corpus/examples"
+copy_seeds fused_k "$corpus/fused_k"
 
 # --- GPUs, backends and MPS: campaign_gpus.sh --------------------------------------
 source "$(dirname "${BASH_SOURCE[0]}")/campaign_gpus.sh"
 
 # --- workers --------------------------------------------------------------------
-# Without a GPU, fused_q gets every core but two (numerics and case_decode
-# one each), and at least one worker per fused_q backend (2 cores: 4
-# processes, each at about half a core). On a GPU, fused_q gets every core
-# but one (left to the MPS server and this script: on the H200 host 16
-# fused_q workers gave 27,000 exec/s in all where 14 gave 32,000) and
-# numerics and case_decode, which test CPU code only, run beside it at the
-# lowest priority. On a Ray cluster the driver plans by the same rules per
+# Without a GPU, fused_q gets every core but one per other target (numerics,
+# case_decode and fused_k one each), and at least one worker per fused_q
+# backend (2 cores: 5 processes, each at about half a core). On a GPU, fused_q
+# gets every core but one (left to the MPS server and this script: on the
+# H200 host 16 fused_q workers gave 27,000 exec/s in all where 14 gave
+# 32,000) and the other targets, which test CPU code only, run beside it at
+# the lowest priority. On a Ray cluster the driver plans by the same rules per
 # node (campaign_ray.sh).
 nice_cpu_targets=""
 worker_target=() worker_backend=() worker_gpu=() worker_size=()
@@ -174,7 +182,7 @@ else
     fused_workers=$((jobs > 1 ? jobs - 1 : 1))
     nice_cpu_targets="nice -n 19"
   else
-    fused_workers=$((jobs - 2))
+    fused_workers=$((jobs - ${#cpu_targets[@]}))
   fi
   [ $fused_workers -ge ${#fused_backends[@]} ] || fused_workers=${#fused_backends[@]}
   # On a GPU the first CUDA worker also runs the limit cases (--case-size=limit,
@@ -191,7 +199,9 @@ else
       worker_gpu+=("")
     fi
   done
-  worker_target+=(numerics case_decode); worker_backend+=("" ""); worker_gpu+=("" ""); worker_size+=("" "")
+  for t in "${cpu_targets[@]}"; do
+    worker_target+=("$t"); worker_backend+=(""); worker_gpu+=(""); worker_size+=("")
+  done
   nworkers=${#worker_target[@]}
   : >"$work/workers.tsv"
   for ((i = 0; i < nworkers; i++)); do
@@ -232,6 +242,7 @@ fuzzer_args() {  # i
         -timeout=$((timeout_s * 4)) -report_slow_units=$((timeout_s * 4))) ;;
     numerics) args+=(-max_len=16391) ;;
     case_decode) args+=(-max_len=4096 -dict="$dict") ;;
+    fused_k) args+=(-max_len=4096 --max-arena-mb=64) ;;
   esac
   printf '%s\n' "${args[@]}"
 }
@@ -268,7 +279,7 @@ for ((i = 0; i < nworkers; i++)); do
   } >"$work/run/w$i.env"
 done
 
-say "${minutes} min, mode $mode, ${nworkers} workers: ${fused_workers} fused_q over ${fused_backends[*]}, 1 numerics, 1 case_decode${nice_cpu_targets:+ (these two at nice 19)}"
+say "${minutes} min, mode $mode, ${nworkers} workers: ${fused_workers} fused_q over ${fused_backends[*]}, 1 each of ${cpu_targets[*]}${nice_cpu_targets:+ (these at nice 19)}"
 say "work folder $work (workers.tsv, logs/, */artifacts/)"
 stop_seconds=15
 if [ -n "$ray_address" ]; then
@@ -352,7 +363,7 @@ while [ $SECONDS -lt $deadline ] && [ -z "$interrupted" ]; do
   kill -0 "$supervisor_pid" 2>/dev/null || { say "every worker has stopped"; break; }
   if [ $((SECONDS - last_print)) -ge 15 ]; then
     line=$(printf '[%02d:%02d]' $(((SECONDS - start_time) / 60)) $(((SECONDS - start_time) % 60)))
-    for t in fused_q numerics case_decode; do
+    for t in "${targets[@]}"; do
       n=$(executions $t)
       line+=" $t $n execs $(( (n - ${last_execs[$t]:-0}) / (SECONDS - last_print) ))/s |"
       last_execs[$t]=$n
@@ -376,7 +387,7 @@ printf '%s\t%s\n' "$elapsed" "$(executions fused_q)" >>"$work/progress.tsv"
 # --- batch mode: merge and prune the corpus ----------------------------------------
 merge_note=""
 if [ "$mode" = batch ] && [ -z "$disk_full" ]; then
-  for t in fused_q numerics case_decode; do
+  for t in "${targets[@]}"; do
     merged=$work/$t/corpus.merged
     rm -rf "$merged" && mkdir -p "$merged"
     mapfile -t args < <(for ((i = 0; i < nworkers; i++)); do [ "${worker_target[$i]}" = "$t" ] && fuzzer_args "$i" && break; done)

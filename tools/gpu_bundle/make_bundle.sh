@@ -74,7 +74,7 @@ say "configuring $fuzz_build (preset fuzz-gpu: clang, libFuzzer, CUDA, no saniti
 mkdir -p "$fuzz_build"
 cmake --preset fuzz-gpu -S "$repo" -B "$fuzz_build" '-DCMAKE_BUILD_RPATH=$ORIGIN/../lib' \
   >"$fuzz_build/qcheck-configure.log" 2>&1 || { cat "$fuzz_build/qcheck-configure.log"; exit 1; }
-cmake --build "$fuzz_build" -j "$jobs" --target fused_q_fuzzer numerics_fuzzer case_decode_fuzzer \
+cmake --build "$fuzz_build" -j "$jobs" --target fused_q_fuzzer numerics_fuzzer case_decode_fuzzer fused_k_fuzzer \
   >"$fuzz_build/qcheck-build.log" 2>&1 || { tail -50 "$fuzz_build/qcheck-build.log"; exit 1; }
 
 rm -rf "$out"
@@ -119,6 +119,7 @@ fi
 
 find "$build" -type f -perm -u+x -name 'qcheck-*' ! -path '*/CMakeFiles/*' -exec cp {} "$out/bin/" \;
 for t in fused_q numerics case_decode; do cp "$fuzz_build/fuzz/targets/${t}_fuzzer" "$out/bin/"; done
+cp "$fuzz_build/ops/fused_k/fuzz/fused_k_fuzzer" "$out/bin/"
 # The Python package and the library it loads (found as DIR/lib from DIR/python/qcheck).
 cp "$build/capi/libqcheck.so" "$out/lib/"
 mkdir -p "$out/python"

@@ -12,7 +12,8 @@
 // are printed under "==== qcheck fused_k finding ====", then abort().
 //
 // Flags: --backend=cpu-model (the default: the CPU model of the CUDA
-// kernel) or cpu-model-bug-NAME (a planted bug, ops/fused_k/planted);
+// kernel), cuda (the kernel itself, in a build with nvcc, on a GPU), or
+// either with -bug-NAME (a planted bug, ops/fused_k/planted);
 // --max-arena-mb=N skips cases whose arena is larger (default 64).
 #include <cstdio>
 #include <cstdlib>
@@ -30,8 +31,7 @@ namespace qcheck::fused_k {
 namespace {
 
 struct Options {
-  planted::Bug bug = planted::kNone;
-  std::string backend = "cpu-model";
+  FusedKBackend backend;  // cpu-model
   int64_t max_arena_bytes = int64_t(64) << 20;
 };
 Options g_options;
@@ -43,10 +43,9 @@ Options g_options;
 
 void parse_flag(const std::string& a) {
   if (a.rfind("--backend=", 0) == 0) {
-    g_options.backend = a.substr(10);
-    if (!backend_bug(g_options.backend, &g_options.bug)) {
-      usage("--backend=" + g_options.backend + " is not one of " + backend_names());
-    }
+    if (!parse_backend(a.substr(10), &g_options.backend)) usage(a + " is not one of " + backend_names());
+    const std::string ready = backend_ready(g_options.backend);
+    if (!ready.empty()) usage(a + ": " + ready);
   } else if (a.rfind("--max-arena-mb=", 0) == 0) {
     const long mb = std::strtol(a.c_str() + 15, nullptr, 10);
     if (mb < 1 || mb > 65536) usage(a + ": the limit must be in [1, 65536] MiB");
@@ -89,13 +88,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   qcheck::fuzzing::count_execution();
   bool decoded = false;
   const FusedKCase c = case_of(data, size, &decoded);
-  const FusedKVerdict v = check_fused_k_case(c, g_options.bug, g_options.max_arena_bytes);
+  const FusedKVerdict v = check_fused_k_case(c, g_options.backend, g_options.max_arena_bytes);
   if (v.exit_code == 2) {
     if (!decoded && v.failure == "invalid") finding(c, "a drawn case is invalid: " + v.text);
     if (v.text.find('\n') != std::string::npos) finding(c, "the refusal is not one line: " + v.text);
     return -1;  // refused with a line naming the field, or over the budget: not kept
   }
-  if (v.exit_code == 1) finding(c, "FAIL backend " + g_options.backend + ": " + v.text);
+  if (v.exit_code == 1) finding(c, "FAIL backend " + backend_name(g_options.backend) + ": " + v.text);
   if (v.exit_code != 0) finding(c, v.text);
   return 0;
 }
