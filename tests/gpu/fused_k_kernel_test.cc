@@ -5,7 +5,6 @@
 // of poison) is a difference too. QCHECK_FUSED_K_CASES sets the number of
 // launches (default 2000), QCHECK_FUSED_K_SEED the first seed. Skips
 // without a CUDA device.
-#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/fused_k/kernels/fused_k_launch.h"
+#include "ops/fused_k/check/cuda_run.h"
 #include "ops/fused_k/oracle/fused_k_oracle.h"
 #include "ops/fused_k/planted/planted.h"
 #include "tests/fused_k/random_launch.h"
@@ -39,40 +38,16 @@ int64_t env_or(const char* name, int64_t fallback) {
   return value != nullptr && value[0] != '\0' ? std::strtoll(value, nullptr, 10) : fallback;
 }
 
-struct DeviceArena {
-  uint8_t* data = nullptr;
-  int64_t capacity = 0;
-  ~DeviceArena() { cudaFree(data); }
-  std::string reserve(int64_t bytes) {
-    if (bytes <= capacity) return "";
-    cudaFree(data);
-    data = nullptr;
-    capacity = std::max<int64_t>(bytes, int64_t{64} << 20);
-    const cudaError_t e = cudaMalloc(&data, static_cast<size_t>(capacity));
-    return e == cudaSuccess ? "" : std::string("cudaMalloc: ") + cudaGetErrorString(e);
-  }
-};
-
-// Runs a prepared launch on the GPU (the kernel of `bug`); "" when every
-// byte of the arena equals the oracle's.
-std::string run_on_device(const Prepared& p, DeviceArena& device, planted::Bug bug = planted::kNone) {
+// Runs a prepared launch on the GPU (the kernel of `bug`, through
+// ops/fused_k/check's run_on_cuda); "" when every byte of the arena equals
+// the oracle's.
+std::string run_on_device(const Prepared& p, planted::Bug bug = planted::kNone) {
   const Launch& l = p.launch;
   const std::string seed = "seed " + std::to_string(p.seed);
   if (!p.oracle.empty()) return seed + " (" + l.summary + "): the oracle refused: " + p.oracle;
-  std::string error = device.reserve(static_cast<int64_t>(l.bytes.size()));
-  if (!error.empty()) return error;
-  if (cudaMemcpy(device.data, l.bytes.data(), l.bytes.size(), cudaMemcpyHostToDevice) != cudaSuccess) {
-    return "cudaMemcpy to the device failed";
-  }
-  error = bug == planted::kNone ? launch_fused_k(rebased(l.args, device.data), nullptr)
-                                : launch_fused_k_planted(rebased(l.args, device.data), bug, nullptr);
-  if (!error.empty()) return seed + ": launch: " + error;
-  const cudaError_t e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) return seed + ": " + cudaGetErrorString(e);
-  std::vector<uint8_t> got(l.bytes.size());
-  if (cudaMemcpy(got.data(), device.data, got.size(), cudaMemcpyDeviceToHost) != cudaSuccess) {
-    return "cudaMemcpy to the host failed";
-  }
+  std::vector<uint8_t> got = l.bytes;
+  const std::string error = run_on_cuda(l.args, bug, got);
+  if (!error.empty()) return seed + ": " + error;
   return arena_difference(p, got);
 }
 
@@ -80,11 +55,10 @@ TEST(FusedKKernel, EqualsTheOracleOnRandomLaunches) {
   REQUIRE_CUDA_DEVICE();
   const int64_t cases = env_or("QCHECK_FUSED_K_CASES", small_run() ? 100 : 2000);
   const int64_t first = env_or("QCHECK_FUSED_K_SEED", 1);
-  DeviceArena device;
   int64_t failed = 0;
   const auto start = std::chrono::steady_clock::now();
   for_each_prepared(static_cast<uint64_t>(first), cases, [&](const Prepared& p) {
-    const std::string problem = run_on_device(p, device);
+    const std::string problem = run_on_device(p);
     if (!problem.empty() && ++failed <= 10) ADD_FAILURE() << problem;
     return true;
   });
@@ -102,7 +76,6 @@ TEST(FusedKKernel, PlantedBugsDifferAndTwinsDoNot) {
   REQUIRE_CUDA_DEVICE();
   if (small_run()) GTEST_SKIP() << "QCHECK_SMALL=1: the compute-sanitizer run leaves this to the full run";
   const int64_t budget = env_or("QCHECK_FUSED_K_PLANTED_CASES", 3000);
-  DeviceArena device;
   for (int b = planted::kNone + 1; b < planted::kCount; ++b) {
     const auto bug = static_cast<planted::Bug>(b);
     if (planted::needs_large_cache(bug)) continue;  // CachesPast4GiB
@@ -112,7 +85,7 @@ TEST(FusedKKernel, PlantedBugsDifferAndTwinsDoNot) {
     int64_t tried = 0;
     for_each_prepared(1, budget, [&](const Prepared& p) {
       ++tried;
-      first = run_on_device(p, device, bug);
+      first = run_on_device(p, bug);
       if (!first.empty()) found_at = tried;
       return first.empty();
     });
@@ -135,12 +108,11 @@ TEST(FusedKKernel, PlantedBugsDifferAndTwinsDoNot) {
 TEST(FusedKKernel, CachesPast4GiB) {
   REQUIRE_CUDA_DEVICE();
   if (small_run()) GTEST_SKIP() << "QCHECK_SMALL=1: the compute-sanitizer run leaves this to the full run";
-  DeviceArena device;
   for (uint64_t seed = 1; seed <= 2; ++seed) {
     const Prepared p = prepare(seed, Forced{32, int64_t{17} << 28});
     ASSERT_GT(p.launch.args.mla_cache.num_blocks * p.launch.args.mla_cache.block_stride, int64_t{1} << 32);
-    EXPECT_EQ(run_on_device(p, device), "");
-    EXPECT_NE(run_on_device(p, device, planted::kOffset32), "") << "offsets wrapped to 32 bits went unnoticed";
+    EXPECT_EQ(run_on_device(p), "");
+    EXPECT_NE(run_on_device(p, planted::kOffset32), "") << "offsets wrapped to 32 bits went unnoticed";
     std::printf("seed %llu: %s, arena %.2f GB\n", static_cast<unsigned long long>(seed), p.launch.summary.c_str(),
                 static_cast<double>(p.launch.bytes.size()) / 1e9);
   }
@@ -150,9 +122,8 @@ TEST(FusedKKernel, CachesPast4GiB) {
 TEST(FusedKKernel, TokensPast65535) {
   REQUIRE_CUDA_DEVICE();
   if (small_run()) GTEST_SKIP() << "QCHECK_SMALL=1: the compute-sanitizer run leaves this to the full run";
-  DeviceArena device;
   const Prepared p = prepare(3, Forced{70001, 0});
-  EXPECT_EQ(run_on_device(p, device), "");
+  EXPECT_EQ(run_on_device(p), "");
   std::printf("%s\n", p.launch.summary.c_str());
 }
 
