@@ -4,9 +4,9 @@
 //
 // An input is a fused_k case in the generic binary form (version 3,
 // core/op/any_case.h); any other bytes are a seed: their first 8 bytes,
-// little-endian, draw a case (draw_fused_k_case), so an empty corpus and
-// libFuzzer's byte mutations reach every shape, and a case file's fields
-// mutate one by one. A case the validation refuses must be refused with a
+// little-endian, draw a case (draw_fused_k_case), so an empty corpus reaches
+// every shape. The mutator changes a case's fields through the op's
+// metadata (LLVMFuzzerCustomMutator below). A case the validation refuses must be refused with a
 // line naming a field (never a crash); a valid one the oracle refuses, or
 // one whose bytes differ, is a finding: its JSON form and the difference
 // are printed under "==== qcheck fused_k finding ====", then abort().
@@ -17,10 +17,13 @@
 // --max-arena-mb=N skips cases whose arena is larger (default 64).
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 #include <string>
 
 #include "core/op/any_case.h"
 #include "core/op/any_case_json.h"
+#include "core/op/any_mutate.h"
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/status_file.h"
 #include "ops/fused_k/case/fused_k_case.h"
@@ -81,6 +84,23 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     }
   }
   return 0;
+}
+
+// libFuzzer's mutations, structure-aware: a case's fields changed through
+// the op's metadata (core/op/any_mutate.h); one time in eight a fresh case
+// drawn from a new seed, one in eight libFuzzer's own byte mutation (most of
+// which the decoder or the validation refuse at once).
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  using namespace qcheck::fused_k;
+  const uint64_t draw = (uint64_t{seed} << 32) ^ (size * 0x9E3779B97F4A7C15ull);
+  if (seed % 8 == 7 && LLVMFuzzerMutate != nullptr) return LLVMFuzzerMutate(data, size, max_size);
+  bool decoded = false;
+  const FusedKCase start = seed % 8 == 6 ? draw_fused_k_case(draw) : case_of(data, size, &decoded);
+  const std::vector<uint8_t> bytes =
+      qcheck::encode_any_case(seed % 8 == 6 ? to_any_case(start) : qcheck::mutate_any_case(to_any_case(start), draw));
+  if (bytes.size() > max_size) return size;
+  std::memcpy(data, bytes.data(), bytes.size());
+  return bytes.size();
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
