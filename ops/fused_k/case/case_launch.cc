@@ -75,7 +75,11 @@ class Filler {
       // (outside the RoPE) is then its amax, and RN(amax / 448) is exactly the power of two 2^k: the UE8M0
       // ceiling's edge, and codes of exactly +-448.
       const bool edge = a.index_dim > a.index_rope_dim && r_.chance(20);
-      const float last = edge ? std::ldexp(r_.chance(50) ? 448.0f : -448.0f, static_cast<int>(r_.in(0, 10))) : NAN;
+      float last = NAN;
+      if (edge) {
+        const float sign = r_.chance(50) ? 1.0f : -1.0f;  // (one draw per statement: argument order is unspecified)
+        last = std::ldexp(sign * 448.0f, static_cast<int>(r_.in(0, 10)));
+      }
       vector(a.ln_bias, a.index_dim, 0.0f, r_.chance(50) ? 0.0f : 0.25f, last);
       if (a.index_slot_mapping != nullptr) slots(a.index_slot_mapping, capacity(a.indexer_cache));
     }
@@ -121,7 +125,8 @@ class Filler {
   void rows(const RowsIn& in, int64_t width) {
     for (int64_t t = 0; t < l_.args.num_tokens; ++t) {
       const int kind = static_cast<int>(r_.below(100));
-      const float constant = std::ldexp(r_.uniform(), static_cast<int>(r_.in(-20, 20)));
+      const float mantissa = r_.uniform();
+      const float constant = std::ldexp(mantissa, static_cast<int>(r_.in(-20, 20)));
       const int exponent = static_cast<int>(r_.in(-40, 40));
       for (int64_t i = 0; i < width; ++i) {
         float v;
@@ -130,7 +135,8 @@ class Filler {
         } else if (kind < 7) {
           v = constant;
         } else {
-          v = std::ldexp(r_.uniform(), exponent + static_cast<int>(r_.in(-8, 8)));
+          const float u = r_.uniform();
+          v = std::ldexp(u, exponent + static_cast<int>(r_.in(-8, 8)));
         }
         if (kind >= 90 && r_.chance(3)) {
           v = r_.pick<float>({0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1e-40f, -3e38f, 3e38f, 448.0f});

@@ -1,6 +1,7 @@
 // The integer draws a fused_k case and its values come from: std::mt19937_64
 // and integer arithmetic only, so a seed gives the same case and bytes on
-// every machine and compiler.
+// every machine and compiler, as long as no expression draws twice where C++
+// leaves the order open (two draws as arguments of one call).
 #pragma once
 
 #include <cstdint>
