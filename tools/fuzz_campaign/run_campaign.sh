@@ -158,7 +158,7 @@ copy_seeds() {  # target folders...
 copy_seeds fused_q "$corpus/fused_q" "$corpus/regressions" "$corpus/examples"
 copy_seeds numerics "$corpus/numerics"
 copy_seeds case_decode "$corpus/case_decode" "$corpus/examples"
-copy_seeds fused_k "$corpus/fused_k"
+[[ " ${targets[*]} " == *" fused_k "* ]] && copy_seeds fused_k "$corpus/fused_k"
 
 # --- GPUs, backends and MPS: campaign_gpus.sh --------------------------------------
 source "$(dirname "${BASH_SOURCE[0]}")/campaign_gpus.sh"
