@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 if __package__:  # qcheck.parallel.ray_campaign_exchange
-    from .ray_nodes import _die_with_parent, _new_log_bytes
+    from .ray_nodes import _die_with_parent, _new_log_bytes, _normal_priority
 else:  # beside ray_campaign.py, run as a script without the package
-    from ray_nodes import _die_with_parent, _new_log_bytes
+    from ray_nodes import _die_with_parent, _new_log_bytes, _normal_priority
 
 
 def sha1(data):
@@ -28,6 +28,10 @@ class Worker:
 
     def __init__(self, index, args, env, driver_work, shipped, where, start):
         import ray
+        # The exchange runs in this actor's process, at Ray's worker niceness (15) unless set back: beside
+        # fuzzers set back to 0 (one per CPU) it starved, and a one-minute run on two cores made three
+        # exchanges, one of them 30 s late (the corpus reached the other workers at the end or never).
+        _normal_priority()
         node_folder, own_mps, _, self.host = where  # (its NodeAgent's where(): no handle, no reference to hold)
         home = Path(node_folder) / f"w{index}"
         home.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .ray_nodes import _die_with_parent, _new_log_bytes
+from .ray_nodes import _die_with_parent, _new_log_bytes, _normal_priority
 
 
 class DoorWorker:
@@ -18,6 +18,7 @@ class DoorWorker:
 
     def __init__(self, index, where, folders, shipped, passed_on):
         import ray
+        _normal_priority()  # the exchange at its rounds' priority, not below them (ray_campaign_exchange.Worker)
         node_folder, own_mps, _, self.host = where  # (its NodeAgent's where(): no handle, no reference to hold)
         node = Path(node_folder)
         home = node / f"w{index}"

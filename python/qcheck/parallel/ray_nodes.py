@@ -35,7 +35,9 @@ def _normal_priority():
     """Ray runs its workers at nice 15 (RAY_worker_niceness), and a fuzzer
     would inherit it: below the campaign's numerics and case_decode workers'
     nice 19 by little, and below everything else on the node. Back to 0
-    where allowed (root, or CAP_SYS_NICE); the niceness left is returned."""
+    where allowed (root, or CAP_SYS_NICE); the niceness left is returned.
+    The actors that exchange a fuzzer's corpus call it too: left at 15
+    beside fuzzers at 0 on every CPU, they starve."""
     try:
         os.setpriority(os.PRIO_PROCESS, 0, 0)
     except OSError:
