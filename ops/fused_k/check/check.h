@@ -3,7 +3,7 @@
 // minimizer all ask. A backend is the CPU model of qcheck's CUDA kernel
 // (ops/fused_k/cpu_model) or the kernel itself on the GPU (ops/fused_k/
 // kernels, in a build with nvcc), each with a planted bug or none; the
-// oracle runs under qcheck_fused_k_rules().
+// oracle runs under qcheck_fused_k_rules(), its norms on the Highway rows.
 #pragma once
 
 #include <cstdint>

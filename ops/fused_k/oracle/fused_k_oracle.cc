@@ -69,7 +69,7 @@ std::string fused_k_rules_error(const FusedKArgs& a, const FusedKRules& rules) {
   return error;
 }
 
-std::string run_fused_k_oracle(const FusedKArgs& a, const FusedKRules& rules) {
+std::string run_fused_k_oracle(const FusedKArgs& a, const FusedKRules& rules, const NormOps& norms) {
   std::string problem = validate_fused_k_args(a);
   if (problem.empty()) problem = check_fused_k_inputs(a);
   if (problem.empty()) problem = fused_k_rules_error(a, rules);
@@ -94,7 +94,8 @@ std::string run_fused_k_oracle(const FusedKArgs& a, const FusedKRules& rules) {
     if (a.index_k) {
       const IndexKShape shape{a.index_dim, a.index_rope_dim, a.index_rope, a.index_fp8};
       const float scale = index_k_row(bf16_row(a.index_k_in, t), ln_w.data(), ln_b.data(), eps_of(a.ln_eps_bits),
-                                      cos.data(), sin.data(), shape, rules.index_k, rotated.data(), codes.data());
+                                      cos.data(), sin.data(), shape, rules.index_k, rotated.data(), codes.data(),
+                                      norms);
       store_bf16_row(a.index_k_out, t, rotated.data(), a.index_dim, rules.bf16_nan);
       const int64_t slot = (a.index_slot_mapping != nullptr ? a.index_slot_mapping : a.slot_mapping)[t];
       const PagedCache& c = a.indexer_cache;
@@ -103,7 +104,7 @@ std::string run_fused_k_oracle(const FusedKArgs& a, const FusedKRules& rules) {
     }
     if (a.kv) {
       kv_latent_row(bf16_row(a.kv_c, t), kv_w.data(), eps_of(a.kv_eps_bits), bf16_row(a.k_pe, t), cos.data(),
-                    sin.data(), rules.kv, latent.data(), rope.data());
+                    sin.data(), rules.kv, latent.data(), rope.data(), norms);
       store_bf16_row(a.kv_out, t, latent.data(), kMlaLatent, rules.bf16_nan);
       store_bf16_row(a.kpe_out, t, rope.data(), kMlaRope, rules.bf16_nan);
       const int64_t slot = a.slot_mapping[t];
@@ -117,7 +118,7 @@ std::string run_fused_k_oracle(const FusedKArgs& a, const FusedKRules& rules) {
       }
     }
     if (a.q_norm) {
-      q_latent_row(bf16_row(a.q_c, t), q_w.data(), a.q_dim, eps_of(a.q_eps_bits), rules.q, q_row.data());
+      q_latent_row(bf16_row(a.q_c, t), q_w.data(), a.q_dim, eps_of(a.q_eps_bits), rules.q, q_row.data(), norms);
       store_bf16_row(a.q_c_out, t, q_row.data(), a.q_dim, rules.bf16_nan);
     }
     if (a.topk_fill) {

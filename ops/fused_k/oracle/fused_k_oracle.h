@@ -44,7 +44,10 @@ std::string fused_k_rules_error(const FusedKArgs& args, const FusedKRules& rules
 
 // Validates the args and their inputs (validate_fused_k_args,
 // check_fused_k_inputs) and the rules (fused_k_rules_error), then runs the
-// launch. "" or the first problem.
-std::string run_fused_k_oracle(const FusedKArgs& args, const FusedKRules& rules);
+// launch. "" or the first problem. `norms` computes the row norms: the
+// scalar spec, or the Highway rows (simd_norm_ops(), the fuzz target's:
+// the same bits, checked over every order in tests/fused_k).
+std::string run_fused_k_oracle(const FusedKArgs& args, const FusedKRules& rules,
+                               const NormOps& norms = scalar_norm_ops());
 
 }  // namespace qcheck::fused_k

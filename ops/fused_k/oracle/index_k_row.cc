@@ -12,11 +12,12 @@
 namespace qcheck::fused_k {
 
 float index_k_row(const uint16_t* x, const float* w, const float* b, float eps, const float* cos, const float* sin,
-                  const IndexKShape& shape, const IndexKRules& rules, float* rotated, uint8_t* codes) {
+                  const IndexKShape& shape, const IndexKRules& rules, float* rotated, uint8_t* codes,
+                  const NormOps& norms) {
   const size_t dim = static_cast<size_t>(shape.dim), rope_dim = static_cast<size_t>(shape.rope_dim);
   std::vector<float> row(dim), normalized(dim);
   for (size_t i = 0; i < dim; ++i) row[i] = spec::f32_from_bf16(x[i]);
-  spec::layer_norm_row(row.data(), w, b, shape.dim, eps, rules.affine, rules.norm, normalized.data());
+  norms.layer_norm_row(row.data(), w, b, shape.dim, eps, rules.affine, rules.norm, normalized.data());
   spec::rope_row(normalized.data(), cos, sin, rope_dim, shape.style, rules.rope_minus, rules.rope_plus, rotated);
   std::copy(normalized.begin() + static_cast<std::ptrdiff_t>(rope_dim), normalized.end(), rotated + rope_dim);
   // The scale rules as a profile's (numerics/ue8m0.h reads them from one).

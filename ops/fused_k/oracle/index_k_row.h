@@ -20,6 +20,7 @@
 
 #include "numerics/norm.h"
 #include "numerics/profile.h"
+#include "numerics/simd_norm.h"
 #include "numerics/types.h"
 #include "ops/fused_k/args/fused_k_args.h"
 
@@ -52,7 +53,10 @@ struct IndexKRules {
 // One token: x holds dim bf16 bits; w and b dim values (a bf16 weight
 // converted exactly); cos and sin rope_dim / 2 values of the token's
 // position. Writes rotated (dim f32) and codes (dim e4m3); returns the scale.
+// `norms` computes the LayerNorm: the scalar spec or the Highway rows, the
+// same bits (numerics/simd_norm.h).
 float index_k_row(const uint16_t* x, const float* w, const float* b, float eps, const float* cos, const float* sin,
-                  const IndexKShape& shape, const IndexKRules& rules, float* rotated, uint8_t* codes);
+                  const IndexKShape& shape, const IndexKRules& rules, float* rotated, uint8_t* codes,
+                  const NormOps& norms = scalar_norm_ops());
 
 }  // namespace qcheck::fused_k

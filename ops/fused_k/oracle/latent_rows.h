@@ -9,6 +9,7 @@
 
 #include "numerics/norm.h"
 #include "numerics/profile.h"
+#include "numerics/simd_norm.h"
 
 namespace qcheck::fused_k {
 
@@ -20,12 +21,15 @@ struct LatentRules {
 };
 
 // RMSNorm of `width` bf16 values with weights w (as f32): y (f32). Returns r.
-float q_latent_row(const uint16_t* q_c, const float* w, int64_t width, float eps, const LatentRules& rules, float* y);
+// `norms`: the scalar spec or the Highway rows (index_k_row.h).
+float q_latent_row(const uint16_t* q_c, const float* w, int64_t width, float eps, const LatentRules& rules, float* y,
+                   const NormOps& norms = scalar_norm_ops());
 
 // kv_c (512 bf16) normalized into latent (512 f32); k_pe (64 bf16) rotated
 // in interleaved pairs (r1_i at 2i, r2_i at 2i + 1) by cos and sin (32
 // values each, the token's position) into rope (64 f32). Returns r.
 float kv_latent_row(const uint16_t* kv_c, const float* w, float eps, const uint16_t* k_pe, const float* cos,
-                    const float* sin, const LatentRules& rules, float* latent, float* rope);
+                    const float* sin, const LatentRules& rules, float* latent, float* rope,
+                    const NormOps& norms = scalar_norm_ops());
 
 }  // namespace qcheck::fused_k
