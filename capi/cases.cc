@@ -3,10 +3,10 @@
 
 #include <vector>
 
+#include "core/random/prng.h"
 #include "fuzz/case/case_binary.h"
 #include "fuzz/case/case_file.h"
 #include "fuzz/case/case_json.h"
-#include "fuzz/case/prng.h"
 #include "fuzz/mutator/case_mutator.h"
 #include "fuzz/mutator/compile_key.h"
 #include "numerics/profile.h"

@@ -6,27 +6,10 @@
 
 namespace qcheck::spec {
 
-uint16_t bf16_from_f32(float value, Bf16Nan nan_rule) {
-  const uint32_t bits = bits_of(value);
-  if (is_nan_bits(bits)) {
-    switch (nan_rule) {
-      case Bf16Nan::k7FFF: return 0x7FFF;
-      case Bf16Nan::k7FC0: return 0x7FC0;
-      case Bf16Nan::kKeepSignQuiet: return static_cast<uint16_t>((bits >> 16) | 0x0040);
-    }
-  }
-  // Round to nearest even on the 16 bits that are dropped: add just under
-  // half an ulp, plus one more when the kept part is odd (ties go to even).
-  const uint32_t lsb = (bits >> 16) & 1u;
-  return static_cast<uint16_t>((bits + 0x7FFFu + lsb) >> 16);
-}
-
 float f32_stored(float value, F32Nan nan_rule) {
   if (nan_rule == F32Nan::kCanonical && is_nan_bits(bits_of(value))) return float_from_bits(0x7FFFFFFFu);
   return value;
 }
-
-float f32_from_bf16(uint16_t bits) { return float_from_bits(static_cast<uint32_t>(bits) << 16); }
 
 uint8_t e4m3_from_f32(float value, E4m3Overflow overflow) {
   const uint32_t bits = bits_of(value);

@@ -6,16 +6,31 @@
 
 #include <cstdint>
 
+#include "numerics/float_bits.h"
 #include "numerics/profile.h"
 
 namespace qcheck::spec {
 
 // bf16 <- f32, round to nearest even. Subnormals are kept, FLT_MAX rounds to
-// +Inf, and a NaN becomes the bits the profile names.
-uint16_t bf16_from_f32(float value, Bf16Nan nan_rule);
+// +Inf, and a NaN becomes the bits the profile names. (Inline, as
+// f32_from_bf16 below: the fillers and oracles call both for every element.)
+inline uint16_t bf16_from_f32(float value, Bf16Nan nan_rule) {
+  const uint32_t bits = bits_of(value);
+  if (is_nan_bits(bits)) {
+    switch (nan_rule) {
+      case Bf16Nan::k7FFF: return 0x7FFF;
+      case Bf16Nan::k7FC0: return 0x7FC0;
+      case Bf16Nan::kKeepSignQuiet: return static_cast<uint16_t>((bits >> 16) | 0x0040);
+    }
+  }
+  // Round to nearest even on the 16 bits that are dropped: add just under
+  // half an ulp, plus one more when the kept part is odd (ties go to even).
+  const uint32_t lsb = (bits >> 16) & 1u;
+  return static_cast<uint16_t>((bits + 0x7FFFu + lsb) >> 16);
+}
 
 // f32 <- bf16 is exact: the 16 bits become the top half of the f32.
-float f32_from_bf16(uint16_t bits);
+inline float f32_from_bf16(uint16_t bits) { return float_from_bits(static_cast<uint32_t>(bits) << 16); }
 
 // The fp32 bits a kernel stores for an arithmetic result: a NaN becomes
 // 0x7FFFFFFF under F32Nan::kCanonical; everything else is unchanged.

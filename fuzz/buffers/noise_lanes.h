@@ -1,4 +1,4 @@
-// The noise of many rows at once: Xoshiro256::noise() (fuzz/case/prng.h)
+// The noise of many rows at once: Xoshiro256::noise() (core/random/prng.h)
 // drawn for several independent streams side by side, one stream per SIMD
 // lane, each value times its row's scale, rounded to f32 and then to bf16
 // as fill_noise does, so the bits are those of the scalar loop. Input generation spends

@@ -1,6 +1,6 @@
 // Value recipes for one row of a bf16 input (q_pe, ql_nope or index_q) and
 // for the indexer weights. Each recipe aims at an edge of the numeric rules
-// in SEMANTICS.md; the row's own stream (fuzz/case/prng.h) makes every choice.
+// in SEMANTICS.md; the row's own stream (core/random/prng.h) makes every choice.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fuzz/case/case.h"
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck {

@@ -6,9 +6,9 @@
 #include <optional>
 #include <vector>
 
+#include "core/random/prng.h"
 #include "fuzz/buffers/noise_lanes.h"
 #include "fuzz/buffers/value_rows.h"
-#include "fuzz/case/prng.h"
 #include "numerics/conversions.h"
 #include "numerics/float_bits.h"
 #include "numerics/row_ops.h"

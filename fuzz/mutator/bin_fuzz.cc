@@ -3,7 +3,7 @@
 #include <chrono>
 #include <vector>
 
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "fuzz/mutator/semantic_bins.h"
 
 namespace qcheck::fuzzing {

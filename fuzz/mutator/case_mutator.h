@@ -13,8 +13,8 @@
 
 #include <cstdint>
 
+#include "core/random/prng.h"
 #include "fuzz/case/case.h"
-#include "fuzz/case/prng.h"
 
 namespace qcheck::fuzzing {
 

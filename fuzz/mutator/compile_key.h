@@ -13,8 +13,8 @@
 
 #include <string>
 
+#include "core/random/prng.h"
 #include "fuzz/case/case.h"
-#include "fuzz/case/prng.h"
 #include "fuzz/mutator/case_mutator.h"
 
 namespace qcheck::fuzzing {

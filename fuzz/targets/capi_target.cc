@@ -21,7 +21,7 @@
 #include <xxhash.h>
 
 #include <qcheck/qcheck.h>
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "fuzz/targets/fuzz_entry.h"
 #include "fuzz/targets/status_file.h"
 

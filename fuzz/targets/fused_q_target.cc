@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "core/random/prng.h"
+#include "fuzz/buffers/device_mirror.h"
 #include "fuzz/case/case_binary.h"
 #include "fuzz/case/case_file.h"
 #include "fuzz/case/case_json.h"
-#include "fuzz/case/prng.h"
-#include "fuzz/buffers/device_mirror.h"
 #include "fuzz/case/tensor_plan.h"
 #include "fuzz/mutator/case_mutator.h"
 #include "fuzz/mutator/semantic_bins.h"

@@ -11,8 +11,8 @@
 #include <set>
 #include <string>
 
+#include "core/random/prng.h"
 #include "fuzz/case/case_names.h"
-#include "fuzz/case/prng.h"
 #include "fuzz/case/tensor_plan.h"
 #include "fuzz/mutator/bin_table.h"
 #include "fuzz/mutator/case_mutator.h"

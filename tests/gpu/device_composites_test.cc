@@ -12,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "numerics/conversions.h"
 #include "numerics/float_bits.h"
 #include "numerics/rope.h"

@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "tests/harness/case_samples.h"
 
 namespace qcheck {

@@ -1,7 +1,7 @@
 #include "tests/harness/case_samples.h"
 
+#include "core/random/prng.h"
 #include "fuzz/case/case_names.h"
-#include "fuzz/case/prng.h"
 
 namespace qcheck::test {
 

@@ -11,9 +11,9 @@
 #include <cstring>
 #include <vector>
 
+#include "core/random/prng.h"
 #include "fuzz/buffers/value_rows.h"
 #include "fuzz/case/case_names.h"
-#include "fuzz/case/prng.h"
 #include "numerics/conversions.h"
 
 namespace qcheck {

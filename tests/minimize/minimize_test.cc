@@ -11,10 +11,10 @@
 #include <cstring>
 #include <vector>
 
+#include "core/random/prng.h"
 #include "fuzz/backends/backend.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/case/case_file.h"
-#include "fuzz/case/prng.h"
 #include "fuzz/minimize/minimize.h"
 #include "fuzz/mutator/case_mutator.h"
 

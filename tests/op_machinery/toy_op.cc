@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "numerics/conversions.h"
 #include "numerics/e2m1.h"
 #include "numerics/e4m3fnuz.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "numerics/float_bits.h"
 
 namespace qcheck::test {

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "numerics/float_bits.h"
 #include "numerics/rsqrt.h"
 

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "fuzz/case/prng.h"
+#include "core/random/prng.h"
 #include "numerics/float_bits.h"
 
 namespace qcheck::spec {

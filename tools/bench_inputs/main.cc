@@ -11,9 +11,9 @@
 #include <cstring>
 #include <string>
 
+#include "core/random/prng.h"
 #include "fuzz/buffers/input_times.h"
 #include "fuzz/buffers/tensors.h"
-#include "fuzz/case/prng.h"
 #include "fuzz/mutator/case_mutator.h"
 #include "tools/common/cli.h"
 

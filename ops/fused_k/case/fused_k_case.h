@@ -141,7 +141,7 @@ std::string validate_fused_k_case(const FusedKCase& c);
 // combination, index dims 2 .. 512, both RoPE styles, f32 and bf16 caches and
 // weights, flat and shuffled indexer caches with both scale words and both
 // FP8 encodings (OCP, FNUZ), the four MLA formats, paddings, block sizes 1 .. 256, slots -1 and separate index
-// slots, Q widths up to 8192. std::mt19937_64 and integer draws only: the
+// slots, Q widths up to 8192. xoshiro256** and integer draws only (draws.h): the
 // same case on every machine.
 FusedKCase draw_fused_k_case(uint64_t seed);
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/random/prng.h"
 #include "fuzz/case/case.h"
-#include "fuzz/case/prng.h"
 #include "fuzz/mutator/case_mutator.h"
 
 namespace qcheck::fuzzing {
