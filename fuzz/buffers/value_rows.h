@@ -7,8 +7,9 @@
 #include <cstring>
 #include <vector>
 
-#include "fuzz/case/case.h"
 #include "core/random/prng.h"
+#include "fuzz/case/case.h"
+#include "numerics/conversions.h"
 #include "ops/fused_q/args/fused_q_args.h"
 
 namespace qcheck {
@@ -116,13 +117,9 @@ inline double times_pow2(double x, int e) {
 }
 
 // bf16 of a double: rounded to f32, then to bf16 by the scalar spec (RNE,
-// a NaN as 0x7FFF); inline, as the recipes call it per element.
+// a NaN as 0x7FFF; inline, as the recipes call it per element).
 inline uint16_t bf16_of(double value) {
-  const float f = static_cast<float>(value);
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FFF;  // spec::bf16_from_f32, Bf16Nan::k7FFF
-  return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+  return spec::bf16_from_f32(static_cast<float>(value), Bf16Nan::k7FFF);
 }
 
 }  // namespace qcheck

@@ -60,13 +60,15 @@ main() {
   }
 
   # find and find-replay: fuzz $runs executions from seed $seed on the
-  # planted $backend (with the target's flags given) until a qcheck finding
-  # and its artifact are there; else fail with the log's tail.
-  fuzz_until_found() {  # [target flags...]
+  # planted $backend (with the target's flags given) until the finding
+  # banner of op OP (a grep pattern) and its artifact are there; else fail
+  # with the log's tail.
+  fuzz_until_found() {  # OP [target flags...]
+    local op=$1; shift
     run_fuzzer -runs="$runs" -seed="$seed" "--backend=$backend" "$@" "$work/corpus"
     artifact=$(ls "$work/artifacts"/crash-* 2>/dev/null | head -n 1)
     echo "find: $backend seed $seed: exit $status after ${elapsed}s, finding after $(executed) executions (budget $runs)"
-    if [ "$status" -eq 0 ] || ! grep -q '==== qcheck [a-z0-9_]* finding ====' "$log" || [ -z "$artifact" ]; then
+    if [ "$status" -eq 0 ] || ! grep -q "==== qcheck $op finding ====" "$log" || [ -z "$artifact" ]; then
       echo "FAIL: no finding on planted bug $backend within $runs executions (seed $seed); log tail:"
       tail -n 40 "$log"
       keep_failure "find-$backend-seed$seed"
@@ -93,7 +95,7 @@ main() {
       ;;
     find)
       runs=${1:?runs}; seed=${2:?seed}; backend=${3:?backend}; replay=${4:?qcheck-replay}
-      fuzz_until_found
+      fuzz_until_found fused_q
       grep -m1 -A1 '^FAIL backend' "$log"
       "$replay" "$artifact" --backend "$backend" --profile qcheck >"$work/replay.log" 2>&1
       replay_status=$?
@@ -106,7 +108,7 @@ main() {
       ;;
     find-replay)
       runs=${1:?runs}; seed=${2:?seed}; backend=${3:?backend}; replay=${4:?replay driver}; shift 4
-      fuzz_until_found "$@"
+      fuzz_until_found '[a-z0-9_]*' "$@"
       grep -m1 'FAIL backend' "$log"
       "$replay" "--backend=$backend" "$@" "$artifact" >"$work/replay.log" 2>&1
       if [ $? -eq 0 ] || ! grep -q '==== qcheck [a-z0-9_]* finding ====' "$work/replay.log"; then
