@@ -1,6 +1,7 @@
 // The C API's tensors and verdicts: the plan, the buffers a run starts
 // from, the oracle's outputs, the judge over a caller's runs.
 #include "capi/capi_edge.h"
+#include "capi/fused_k_entries.h"
 #include "capi/kept_buffers.h"
 
 #include <memory>
@@ -96,6 +97,7 @@ extern "C" {
 qcheck_status qcheck_plan_buffers(const qcheck_case* c, qcheck_buffer_info* out, size_t capacity, size_t* count,
                                   char* message, size_t message_size) {
   return guarded(message, message_size, [&](std::string& why) {
+    if (c != nullptr && c->fused_k) return fused_k_plan_buffers(*c->fused_k, out, capacity, count, why);
     return plan_entries(c, out, capacity, count, why, [](const qcheck::TensorPlan& p) { return p.buffers.size(); },
                         [](const qcheck::TensorPlan& plan, size_t i, qcheck_buffer_info& b) {
                           copy_name(b.name, plan.buffers[i].name);
@@ -109,7 +111,8 @@ qcheck_status qcheck_plan_buffers(const qcheck_case* c, qcheck_buffer_info* out,
 qcheck_status qcheck_plan_tensors(const qcheck_case* c, qcheck_tensor_info* out, size_t capacity, size_t* count,
                                   int32_t* aliased, char* message, size_t message_size) {
   return guarded(message, message_size, [&](std::string& why) {
-    if (c != nullptr && aliased != nullptr) *aliased = c->c.alias == qcheck::AliasMode::kExactFront ? 1 : 0;
+    if (c != nullptr && aliased != nullptr) *aliased = !c->fused_k && c->c.alias == qcheck::AliasMode::kExactFront;
+    if (c != nullptr && c->fused_k) return fused_k_plan_tensors(*c->fused_k, out, capacity, count, why);
     return plan_entries(c, out, capacity, count, why, [](const qcheck::TensorPlan& p) { return p.tensors.size(); },
                         [](const qcheck::TensorPlan& plan, size_t i, qcheck_tensor_info& t) {
                           const qcheck::TensorGeometry& g = plan.tensors[i];
@@ -141,6 +144,10 @@ qcheck_status qcheck_fill_buffers(const qcheck_case* c, int poison, uint8_t* con
       why = "poison = " + std::to_string(poison) + " must be 0 (A) or 1 (B)";
       return QCHECK_INVALID_INPUT;
     }
+    if (c->fused_k) {
+      fused_k_fill(*c->fused_k, poison, buffers);
+      return QCHECK_OK;
+    }
     write_run_buffers(c->c, poison, buffers);
     return QCHECK_OK;
   });
@@ -151,6 +158,7 @@ qcheck_status qcheck_expected_buffers(const qcheck_case* c, const char* profile,
   return guarded(message, message_size, [&](std::string& why) {
     const qcheck_status s = valid_case_and_buffers(c, buffers, buffer_count, why);
     if (s != QCHECK_OK) return s;
+    if (c->fused_k) return fused_k_expected(*c->fused_k, profile, buffers, why);
     qcheck::Profile p;
     const std::string name = profile_name(c->c, profile);
     if (!qcheck::find_profile(name, &p)) {
@@ -188,6 +196,7 @@ qcheck_status qcheck_judge(const qcheck_case* c, const qcheck_verdict_options* o
     const uint8_t* const* run_graph =
         options != nullptr && options->struct_size >= sizeof(qcheck_verdict_options) ? options->run_graph : nullptr;
     if (run_graph != nullptr && (s = valid_case_and_buffers(c, run_graph, buffer_count, why)) != QCHECK_OK) return s;
+    if (c->fused_k) return fused_k_judge(*c->fused_k, options, run_a, run_b, out, why);
     auto v = std::make_unique<qcheck_verdict>();
     v->c = c->c;
     v->verdict.backend = options != nullptr && options->kernel != nullptr ? options->kernel : "outside kernel";
@@ -234,6 +243,7 @@ qcheck_status qcheck_differ(const qcheck_case* c, const char* first_name, const 
       why = "out is NULL";
       return QCHECK_INVALID_INPUT;
     }
+    if (refuse_fused_k(c, "qcheck_differ", why)) return QCHECK_INVALID_INPUT;
     qcheck_status s = valid_case_and_buffers(c, first, buffer_count, why);
     if (s == QCHECK_OK) s = valid_case_and_buffers(c, second, buffer_count, why);
     if (s != QCHECK_OK) return s;
@@ -251,10 +261,16 @@ qcheck_status qcheck_differ(const qcheck_case* c, const char* first_name, const 
   });
 }
 
-int qcheck_verdict_exit_code(const qcheck_verdict* v) { return v == nullptr ? QCHECK_INVALID_INPUT : v->verdict.exit_code(); }
+int qcheck_verdict_exit_code(const qcheck_verdict* v) {
+  if (v == nullptr) return QCHECK_INVALID_INPUT;
+  return v->fused_k ? v->fused_k->exit_code : v->verdict.exit_code();
+}
 
 qcheck_status qcheck_verdict_signature(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed) {
   if (v == nullptr) return QCHECK_INVALID_INPUT;
+  if (v->fused_k) {
+    return copy_text(v->fused_k->signatures.empty() ? "" : v->fused_k->signatures.front(), out, capacity, needed);
+  }
   const std::string text = v->verdict.outcome.is_ok() && !v->verdict.report.passed()
                                ? v->verdict.report.primary_signature().text()
                                : "";
@@ -263,6 +279,7 @@ qcheck_status qcheck_verdict_signature(const qcheck_verdict* v, char* out, size_
 
 qcheck_status qcheck_verdict_profiles(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed) {
   if (v == nullptr) return QCHECK_INVALID_INPUT;
+  if (v->fused_k) return copy_text("", out, capacity, needed);  // (no "auto" for fused_k: one profile)
   std::string list;
   for (const std::string& name : v->verdict.explaining) list += (list.empty() ? "" : ",") + name;
   return copy_text(list, out, capacity, needed);
@@ -270,11 +287,13 @@ qcheck_status qcheck_verdict_profiles(const qcheck_verdict* v, char* out, size_t
 
 qcheck_status qcheck_verdict_text(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed) {
   if (v == nullptr) return QCHECK_INVALID_INPUT;
+  if (v->fused_k) return copy_text(v->fused_k->text, out, capacity, needed);
   return copy_text(qcheck::verdict_text(v->verdict, v->c), out, capacity, needed);
 }
 
 qcheck_status qcheck_verdict_json(const qcheck_verdict* v, char* out, size_t capacity, size_t* needed) {
   if (v == nullptr) return QCHECK_INVALID_INPUT;
+  if (v->fused_k) return copy_text(v->fused_k->json, out, capacity, needed);
   return copy_text(qcheck::verdict_json(v->verdict, v->c), out, capacity, needed);
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,14 +17,22 @@
 #include "fuzz/minimize/minimize.h"
 #include "fuzz/verdict/known.h"
 #include "fuzz/verdict/verdict.h"
+#include "ops/fused_k/door/door.h"
 
+// A case of one op of the registry: fused_q's in `c`, or fused_k's when
+// `fused_k` is set (then `c` is unused). The entry points that know only
+// fused_q's cases so far refuse a fused_k case by name (refuse_fused_k).
 struct qcheck_case {
+  explicit qcheck_case(qcheck::Case fused_q) : c(std::move(fused_q)) {}
+  explicit qcheck_case(qcheck::fused_k::FusedKCase k) : fused_k(std::move(k)) {}
   qcheck::Case c;
+  std::optional<qcheck::fused_k::FusedKCase> fused_k;
 };
 
 struct qcheck_verdict {
   qcheck::Verdict verdict;
   qcheck::Case c;
+  std::optional<qcheck::fused_k::DoorVerdict> fused_k;  // set: the verdict on a fused_k case
 };
 
 struct qcheck_domain {
@@ -81,19 +90,27 @@ inline qcheck_status copy_text(const std::string& text, char* out, size_t capaci
   return copy_out(text.c_str(), text.size() + 1, out, capacity, needed);
 }
 
+// True, with the reason in `why`, when `c` is a fused_k case and `function`
+// takes only fused_q's so far.
+inline bool refuse_fused_k(const qcheck_case* c, const char* function, std::string& why) {
+  if (c == nullptr || !c->fused_k) return false;
+  why = std::string(function) + " does not take fused_k cases yet (only fused_q's)";
+  return true;
+}
+
 // Checks what every function that takes a case and buffers needs.
 inline qcheck_status valid_case_and_buffers(const qcheck_case* c, const void* buffers, size_t count, std::string& why) {
   if (c == nullptr) {
     why = "case is NULL";
     return QCHECK_INVALID_INPUT;
   }
-  why = qcheck::validate_case(c->c);
+  why = c->fused_k ? qcheck::fused_k::validate_fused_k_case(*c->fused_k) : qcheck::validate_case(c->c);
   if (!why.empty()) return QCHECK_INVALID_INPUT;
   if (buffers == nullptr) {
     why = "buffers is NULL";
     return QCHECK_INVALID_INPUT;
   }
-  const size_t planned = qcheck::plan_tensors(c->c).buffers.size();
+  const size_t planned = c->fused_k ? 1 : qcheck::plan_tensors(c->c).buffers.size();  // fused_k: its arena
   if (count != planned) {
     why = "buffer_count = " + std::to_string(count) + ", the case's plan has " + std::to_string(planned) + " buffers";
     return QCHECK_INVALID_INPUT;

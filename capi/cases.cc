@@ -1,8 +1,13 @@
 // The C API's cases: version, decode, generation, mutation, encodings.
 #include "capi/capi_edge.h"
 
+#include <cstring>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "core/op/any_case.h"
+#include "core/op/any_case_json.h"
 #include "core/random/prng.h"
 #include "fuzz/case/case_binary.h"
 #include "fuzz/case/case_file.h"
@@ -10,6 +15,7 @@
 #include "fuzz/mutator/case_mutator.h"
 #include "fuzz/mutator/compile_key.h"
 #include "numerics/profile.h"
+#include "ops/fused_k/op.h"
 #include "ops/registry/registry.h"
 
 using namespace qcheck::capi;
@@ -25,7 +31,46 @@ const qcheck::fuzzing::SizeBudget* budget_of(const char* size, std::string& why)
 // The seed of one mutator call, as the fuzz target keys its own.
 qcheck::Xoshiro256 generator(uint64_t purpose, uint64_t seed) { return qcheck::Xoshiro256(qcheck::mix_keys({purpose, seed})); }
 
-// qcheck_case_mutate and qcheck_case_mutate_warm: a copy of `c` changed by
+// JSON starts with '{' after blanks (fuzz/case/case_file.h); anything else is binary.
+bool is_json(const uint8_t* bytes, size_t size) {
+  size_t first = 0;
+  while (first < size && std::strchr(" \t\r\n", bytes[first]) != nullptr) ++first;
+  return first < size && bytes[first] == '{';
+}
+
+// The op a case file names: a version-3 binary case's header, a JSON
+// object's "op"; "" when it names none (fused_q's files) or cannot be read
+// that far (fused_q's decoder then says why).
+std::string named_op(const uint8_t* bytes, size_t size) {
+  std::string op;
+  if (is_json(bytes, size)) {
+    const nlohmann::json j = nlohmann::json::parse(bytes, bytes + size, nullptr, false);
+    if (j.is_object() && j.contains("op") && j["op"].is_string()) op = j["op"].get<std::string>();
+  } else if (!qcheck::any_case_op_name(bytes, size, &op).empty()) {
+    op.clear();
+  }
+  return op;
+}
+
+// A fused_k case from a file that names the op: "" and *out set, or why not.
+std::string decode_fused_k(const uint8_t* bytes, size_t size, qcheck::fused_k::FusedKCase* out) {
+  qcheck::AnyCase any;
+  const std::string why = is_json(bytes, size) ? qcheck::any_case_from_json(std::string(bytes, bytes + size),
+                                                                           qcheck::all_ops(),
+                                                                           qcheck::fused_k::fused_k_op(), &any)
+                                               : qcheck::decode_any_case(bytes, size, qcheck::all_ops(), &any);
+  return why.empty() ? qcheck::fused_k::from_any_case(any, out) : why;
+}
+
+// The arena budget of a door size for fused_k's cases (ops/fused_k/door).
+int64_t fused_k_budget(const char* size, std::string& why) {
+  const std::string name = size == nullptr ? "default" : size;
+  const int64_t budget = qcheck::fused_k::door_arena_budget(name);
+  if (budget == 0) why = "size = \"" + name + "\" must be tiny, usual, default or limit";
+  return budget;
+}
+
+// qcheck_case_mutate and qcheck_case_mutate_warm on a fused_q case: a copy of `c` changed by
 // `change` (with its own generator purpose) under the size's budget.
 template <typename Change>
 qcheck_status mutated_copy(const qcheck_case* c, uint64_t purpose, uint64_t seed, const char* size, qcheck_case** out,
@@ -61,6 +106,13 @@ qcheck_status qcheck_case_decode(const uint8_t* bytes, size_t size, qcheck_case*
       why = "bytes or out is NULL";
       return QCHECK_INVALID_INPUT;
     }
+    if (named_op(bytes, size) == "fused_k") {
+      qcheck::fused_k::FusedKCase k;
+      why = decode_fused_k(bytes, size, &k);
+      if (!why.empty()) return QCHECK_INVALID_INPUT;
+      *out = new qcheck_case{k};
+      return QCHECK_OK;
+    }
     Case c;
     why = qcheck::parse_case_bytes(std::vector<uint8_t>(bytes, bytes + size), &c);
     if (!why.empty()) return QCHECK_INVALID_INPUT;
@@ -84,8 +136,51 @@ qcheck_status qcheck_case_from_seed(uint64_t seed, const char* size, qcheck_case
   });
 }
 
+qcheck_status qcheck_case_from_seed_op(const char* op, uint64_t seed, const char* size, qcheck_case** out,
+                                       char* message, size_t message_size) {
+  const std::string name = op == nullptr ? "" : op;
+  if (name == "fused_q") return qcheck_case_from_seed(seed, size, out, message, message_size);
+  return guarded(message, message_size, [&](std::string& why) {
+    if (name != "fused_k") {
+      why = "op = \"" + name + "\" is not one of " + qcheck::op_names();
+      return QCHECK_INVALID_INPUT;
+    }
+    const int64_t budget = fused_k_budget(size, why);
+    if (budget == 0) return QCHECK_INVALID_INPUT;
+    if (out == nullptr) {
+      why = "out is NULL";
+      return QCHECK_INVALID_INPUT;
+    }
+    qcheck::fused_k::FusedKCase k;
+    why = qcheck::fused_k::door_case_from_seed(seed, budget, &k);
+    if (!why.empty()) return QCHECK_INVALID_INPUT;
+    *out = new qcheck_case{k};
+    return QCHECK_OK;
+  });
+}
+
+const char* qcheck_case_op(const qcheck_case* c) {
+  if (c == nullptr) return "";
+  return c->fused_k ? "fused_k" : "fused_q";
+}
+
 qcheck_status qcheck_case_mutate(const qcheck_case* c, uint64_t seed, const char* size, qcheck_case** out,
                                  char* message, size_t message_size) {
+  if (c != nullptr && c->fused_k) {
+    return guarded(message, message_size, [&](std::string& why) {
+      const int64_t budget = fused_k_budget(size, why);
+      if (budget == 0) return QCHECK_INVALID_INPUT;
+      if (out == nullptr) {
+        why = "out is NULL";
+        return QCHECK_INVALID_INPUT;
+      }
+      qcheck::fused_k::FusedKCase mutated;
+      why = qcheck::fused_k::door_mutate(*c->fused_k, seed, budget, &mutated);
+      if (!why.empty()) return QCHECK_INVALID_INPUT;
+      *out = new qcheck_case{mutated};
+      return QCHECK_OK;
+    });
+  }
   return mutated_copy(c, 0x6D757461746F72ull, seed, size, out, message, message_size,
                       [](Case& m, qcheck::Xoshiro256& rng, const qcheck::fuzzing::SizeBudget& budget) {
                         qcheck::fuzzing::mutate_case(m, rng, budget);
@@ -111,6 +206,12 @@ qcheck_status qcheck_case_limit(uint64_t seed, int64_t execution, int64_t index,
 
 qcheck_status qcheck_case_mutate_warm(const qcheck_case* c, uint64_t seed, const char* size, qcheck_case** out,
                                       char* message, size_t message_size) {
+  if (c != nullptr && c->fused_k) {  // (fused_k has no compile key yet)
+    return guarded(message, message_size, [&](std::string& why) {
+      refuse_fused_k(c, "qcheck_case_mutate_warm", why);
+      return QCHECK_INVALID_INPUT;
+    });
+  }
   // (compile_key needs a valid case: an invalid one is refused with the reason)
   return mutated_copy(c, 0x7761726Dull, seed, size, out, message, message_size,
                       [](Case& m, qcheck::Xoshiro256& rng, const qcheck::fuzzing::SizeBudget& budget) {
@@ -129,6 +230,9 @@ qcheck_status qcheck_case_cross_over(const qcheck_case* a, const qcheck_case* b,
       why = "a, b or out is NULL";
       return QCHECK_INVALID_INPUT;
     }
+    if (refuse_fused_k(a, "qcheck_case_cross_over", why) || refuse_fused_k(b, "qcheck_case_cross_over", why)) {
+      return QCHECK_INVALID_INPUT;
+    }
     qcheck::Xoshiro256 rng = generator(0x63726F7373ull, seed);
     *out = new qcheck_case{qcheck::fuzzing::cross_over(a->c, b->c, rng, *budget)};
     return QCHECK_OK;
@@ -141,7 +245,7 @@ qcheck_status qcheck_case_validate(const qcheck_case* c, char* message, size_t m
       why = "case is NULL";
       return QCHECK_INVALID_INPUT;
     }
-    why = qcheck::validate_case(c->c);
+    why = c->fused_k ? qcheck::fused_k::validate_fused_k_case(*c->fused_k) : qcheck::validate_case(c->c);
     return why.empty() ? QCHECK_OK : QCHECK_INVALID_INPUT;
   });
 }
@@ -156,12 +260,14 @@ qcheck_status qcheck_case_encode(const qcheck_case* c, int form, uint8_t* out, s
       return QCHECK_INVALID_INPUT;
     }
     if (form == QCHECK_FORM_BINARY) {
-      const std::vector<uint8_t> bytes = qcheck::encode_case(c->c);
+      const std::vector<uint8_t> bytes =
+          c->fused_k ? qcheck::encode_any_case(qcheck::fused_k::to_any_case(*c->fused_k)) : qcheck::encode_case(c->c);
       const qcheck_status s = copy_out(bytes.data(), bytes.size(), out, capacity, needed);
       if (s != QCHECK_OK) why = "out holds " + std::to_string(capacity) + " bytes, the case needs " + std::to_string(bytes.size());
       return s;
     }
-    const std::string json = qcheck::case_to_json(c->c);
+    const std::string json = c->fused_k ? qcheck::any_case_to_json(qcheck::fused_k::to_any_case(*c->fused_k), true)
+                                        : qcheck::case_to_json(c->c);
     const qcheck_status s = copy_out(json.c_str(), json.size() + 1, out, capacity, needed);
     if (s != QCHECK_OK) why = "out holds " + std::to_string(capacity) + " bytes, the case needs " + std::to_string(json.size() + 1);
     return s;
@@ -170,17 +276,20 @@ qcheck_status qcheck_case_encode(const qcheck_case* c, int form, uint8_t* out, s
 
 qcheck_status qcheck_case_describe(const qcheck_case* c, char* out, size_t capacity, size_t* needed) {
   if (c == nullptr) return QCHECK_INVALID_INPUT;
-  return copy_text(qcheck::describe(c->c), out, capacity, needed);
+  return copy_text(c->fused_k ? qcheck::fused_k::describe(*c->fused_k) : qcheck::describe(c->c), out, capacity,
+                   needed);
 }
 
 qcheck_status qcheck_case_compile_key(const qcheck_case* c, char* out, size_t capacity, size_t* needed) {
-  if (c == nullptr || !qcheck::validate_case(c->c).empty()) return QCHECK_INVALID_INPUT;
+  if (c == nullptr || c->fused_k || !qcheck::validate_case(c->c).empty()) return QCHECK_INVALID_INPUT;
   return copy_text(qcheck::fuzzing::compile_key(c->c), out, capacity, needed);
 }
 
 qcheck_status qcheck_case_digest(const qcheck_case* c, char* out, size_t capacity, size_t* needed) {
   if (c == nullptr) return QCHECK_INVALID_INPUT;
-  return copy_text(qcheck::case_digest(c->c), out, capacity, needed);
+  return copy_text(c->fused_k ? qcheck::any_case_digest(qcheck::fused_k::to_any_case(*c->fused_k))
+                              : qcheck::case_digest(c->c),
+                   out, capacity, needed);
 }
 
 qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed) {

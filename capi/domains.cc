@@ -37,6 +37,7 @@ qcheck_status qcheck_domain_check_case(const qcheck_domain* d, const qcheck_case
       why = "domain or case is NULL";
       return QCHECK_INVALID_INPUT;
     }
+    if (refuse_fused_k(c, "qcheck_domain_check_case", why)) return QCHECK_INVALID_INPUT;
     why = qcheck::outside_domain(d->domain, c->c);
     if (why.empty()) return QCHECK_OK;
     why = "outside the domain: " + why;
@@ -51,6 +52,7 @@ qcheck_status qcheck_domain_fit_case(const qcheck_domain* d, const qcheck_case* 
       why = "domain, case or out is NULL";
       return QCHECK_INVALID_INPUT;
     }
+    if (refuse_fused_k(c, "qcheck_domain_fit_case", why)) return QCHECK_INVALID_INPUT;
     Case fitted = c->c;
     qcheck::fit_to_domain(d->domain, fitted);
     *out = new qcheck_case{fitted};
@@ -80,7 +82,7 @@ qcheck_status qcheck_known_parse(const char* json, qcheck_known** out, char* mes
 
 qcheck_status qcheck_finding_classify(const qcheck_known* known, const qcheck_case* c, const char* signatures,
                                       int32_t* known_entry, char* group, size_t capacity, size_t* needed) {
-  if (c == nullptr || signatures == nullptr || known_entry == nullptr) return QCHECK_INVALID_INPUT;
+  if (c == nullptr || c->fused_k || signatures == nullptr || known_entry == nullptr) return QCHECK_INVALID_INPUT;
   std::vector<std::string> lines;
   std::string text(signatures);
   for (size_t at = 0; at <= text.size();) {

@@ -28,6 +28,7 @@ qcheck_status qcheck_case_bins(const qcheck_case* c, const char* profile, uint8_
       why = "bins holds " + std::to_string(capacity) + " entries, there are " + std::to_string(total) + " bins";
       return QCHECK_INVALID_INPUT;
     }
+    if (refuse_fused_k(c, "qcheck_case_bins", why)) return QCHECK_INVALID_INPUT;
     why = qcheck::validate_case(c->c);
     if (!why.empty()) return QCHECK_INVALID_INPUT;
     qcheck::Profile p;
@@ -48,7 +49,7 @@ qcheck_status qcheck_case_bins(const qcheck_case* c, const char* profile, uint8_
 }
 
 qcheck_status qcheck_verdict_bins(const qcheck_verdict* v, uint8_t* bins, size_t capacity, size_t* count) {
-  if (v == nullptr || count == nullptr) return QCHECK_INVALID_INPUT;
+  if (v == nullptr || count == nullptr || v->fused_k) return QCHECK_INVALID_INPUT;  // (no bins for fused_k yet)
   const size_t total = static_cast<size_t>(qcheck::fuzzing::bin_count());
   *count = total;
   if (capacity == 0) return QCHECK_OK;
@@ -81,6 +82,7 @@ qcheck_status qcheck_minimize(const qcheck_case* c, qcheck_evaluate_fn evaluate,
     }
     const qcheck_domain* domain =
         options != nullptr && options->struct_size >= sizeof(qcheck_minimize_options) ? options->domain : nullptr;
+    if (refuse_fused_k(c, "qcheck_minimize", why)) return QCHECK_INVALID_INPUT;
     why = qcheck::validate_case(c->c);
     if (!why.empty()) return QCHECK_INVALID_INPUT;
     // The caller's observation: exit code, then its failure lines.

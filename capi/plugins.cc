@@ -22,6 +22,10 @@ qcheck_status null_plugin_or_case(const qcheck_loaded_plugin* p, const qcheck_ca
     why = p == nullptr ? "plugin is NULL" : "case is NULL";
     return QCHECK_INVALID_INPUT;
   }
+  if (c->fused_k) {
+    why = "the plugins are fused_q kernels: a fused_k case is not theirs";
+    return QCHECK_INVALID_INPUT;
+  }
   return QCHECK_OK;
 }
 

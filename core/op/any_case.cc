@@ -1,7 +1,11 @@
 #include "core/op/any_case.h"
 
+#include <cstdio>
 #include <cstring>
 #include <sstream>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace qcheck {
 namespace {
@@ -214,6 +218,13 @@ std::string decode_any_case(const uint8_t* data, size_t size, const std::vector<
   }
   *out = std::move(c);
   return "";
+}
+
+std::string any_case_digest(const AnyCase& c) {
+  const std::vector<uint8_t> bytes = encode_any_case(c);
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(XXH64(bytes.data(), bytes.size(), 0)));
+  return text;
 }
 
 }  // namespace qcheck

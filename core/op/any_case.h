@@ -74,6 +74,10 @@ std::vector<uint8_t> encode_any_case(const AnyCase& c);
 // (out untouched). `ops` are the ops a file may name (ops/registry's list).
 std::string decode_any_case(const uint8_t* data, size_t size, const std::vector<const Op*>& ops, AnyCase* out);
 
+// 16 hex digits of XXH64 over the binary form: names corpus files by
+// content (fused_q's case_digest, for every op).
+std::string any_case_digest(const AnyCase& c);
+
 // The op a version-3 case names, without decoding its fields: "" and *name
 // set, or why the header is not one.
 std::string any_case_op_name(const uint8_t* data, size_t size, std::string* name);

@@ -110,13 +110,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int32_t aliased = 0;
     expect_ok(qcheck_plan_tensors(c, tensors.data(), tensors.size(), &tensor_count, &aliased, message, sizeof message),
               "plan_tensors", message);
+    // A fused_k case's one buffer is its whole arena, whose gaps hold each
+    // run's poison: the oracle's bytes for run B are not A's, so run A alone.
+    const bool fused_k = std::strcmp(qcheck_case_op(c), "fused_k") == 0;
     for (size_t i = 0; i < tensor_count; ++i) {
       if (tensors[i].role == QCHECK_ROLE_OUTPUT) b[tensors[i].buffer] = a[tensors[i].buffer];
     }
     const std::vector<const uint8_t*> ca(pa.begin(), pa.end()), cb(pb.begin(), pb.end());
     qcheck_verdict_options options{sizeof(qcheck_verdict_options), nullptr, "capi-target", 5, nullptr};
     qcheck_verdict* v = nullptr;
-    expect_ok(qcheck_judge(c, &options, ca.data(), cb.data(), count, &v, message, sizeof message), "judge", message);
+    expect_ok(qcheck_judge(c, &options, ca.data(), fused_k ? nullptr : cb.data(), count, &v, message, sizeof message),
+              "judge", message);
     if (qcheck_verdict_exit_code(v) != 0) finding("the oracle's own outputs fail:\n" + text_of(qcheck_verdict_text, v));
     qcheck_verdict_free(v);
     // A broken run: bytes changed where the hash says. Every byte of every
@@ -127,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const size_t i = rng.below(count);
       a[i][rng.below(a[i].size())] ^= static_cast<uint8_t>(1 + rng.below(255));
     }
-    for (const uint8_t* const* run_b : {cb.data(), static_cast<const uint8_t* const*>(nullptr)}) {
+    for (const uint8_t* const* run_b : {fused_k ? nullptr : cb.data(), static_cast<const uint8_t* const*>(nullptr)}) {
       expect_ok(qcheck_judge(c, &options, ca.data(), run_b, count, &v, message, sizeof message), "judge", message);
       const std::string text = text_of(qcheck_verdict_text, v), json = text_of(qcheck_verdict_json, v);
       if (qcheck_verdict_exit_code(v) == 0) finding("a changed byte passed:\n" + text);
@@ -141,6 +145,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   qcheck_case *m = nullptr, *x = nullptr;
   expect_ok(qcheck_case_mutate(c, hash, sizes[hash % 3], &m, message, sizeof message), "mutate", message);
   expect_ok(qcheck_case_validate(m, message, sizeof message), "validate of a mutated case", message);
+  if (std::strcmp(qcheck_case_op(c), "fused_k") == 0) {  // (no cross-over for fused_k yet: refused by name)
+    if (qcheck_case_cross_over(c, m, hash >> 7, "tiny", &x, message, sizeof message) != QCHECK_INVALID_INPUT ||
+        std::strstr(message, "qcheck_case_cross_over") == nullptr) {
+      finding(std::string("cross_over of a fused_k case not refused by name: ") + message);
+    }
+    qcheck_case_free(m);
+    qcheck_case_free(c);
+    return 0;
+  }
   expect_ok(qcheck_case_cross_over(c, m, hash >> 7, sizes[(hash >> 3) % 3], &x, message, sizeof message), "cross_over",
             message);
   expect_ok(qcheck_case_validate(x, message, sizeof message), "validate of a crossed case", message);

@@ -26,8 +26,10 @@ extern "C" {
 #endif
 
 /* Versions only add functions: a caller built against version N works with
- * every library of version N or later. 5 added qcheck_ops_json. */
-#define QCHECK_API_VERSION 5u
+ * every library of version N or later. 5 added qcheck_ops_json; 6 added
+ * fused_k's cases (qcheck_case_from_seed_op, qcheck_case_op, the dtypes
+ * UINT8 and INT32). */
+#define QCHECK_API_VERSION 6u
 
 /* The exit codes of qcheck-replay: pass, mismatch, invalid input, runtime error. */
 typedef enum {
@@ -72,6 +74,22 @@ qcheck_status qcheck_case_mutate_warm(const qcheck_case* c, uint64_t seed, const
 /* Each field from a or b, then repaired to a valid case. */
 qcheck_status qcheck_case_cross_over(const qcheck_case* a, const qcheck_case* b, uint64_t seed, const char* size,
                                      qcheck_case** out, char* message, size_t message_size);
+/* Since version 6. A valid case of `op` ("fused_q", "fused_k": qcheck_ops_json
+ * lists them) from `seed`; size as above. For fused_k the size bounds the
+ * launch's arena: "tiny" 1 MiB, the others 64 MiB.
+ *
+ * What takes a fused_k case so far: decode (a file naming the op), encode,
+ * validate, describe, digest, mutate, the plan, fill, expected, judge and
+ * the verdict's accessors. Its plan is one buffer, "arena": the launch's
+ * tensors as views into it (caches as [blocks, block_size, entry bytes]
+ * UINT8 with their padded strides, the top-k buffer INT32) between gaps of
+ * poison that serve as the sentinels; its only profile is "qcheck". Every
+ * other function refuses a fused_k case with QCHECK_INVALID_INPUT and a
+ * message naming itself. */
+qcheck_status qcheck_case_from_seed_op(const char* op, uint64_t seed, const char* size, qcheck_case** out,
+                                       char* message, size_t message_size);
+/* Since version 6. The op of a case: "fused_q" or "fused_k" ("" for NULL). */
+const char* qcheck_case_op(const qcheck_case* c);
 /* QCHECK_OK, or QCHECK_INVALID_INPUT with the field and the limit in message. */
 qcheck_status qcheck_case_validate(const qcheck_case* c, char* message, size_t message_size);
 void qcheck_case_free(qcheck_case* c);
@@ -101,6 +119,8 @@ qcheck_status qcheck_case_digest(const qcheck_case* c, char* out, size_t capacit
 #define QCHECK_DTYPE_F32 1
 #define QCHECK_DTYPE_BF16 2  /* held as 16-bit words */
 #define QCHECK_DTYPE_E4M3 3  /* held as 8-bit words (OCP E4M3FN) */
+#define QCHECK_DTYPE_UINT8 4 /* since version 6: bytes (fused_k's paged caches) */
+#define QCHECK_DTYPE_INT32 5 /* since version 6 (fused_k's top-k buffer) */
 
 #define QCHECK_ROLE_INPUT 0
 #define QCHECK_ROLE_OUTPUT 1
@@ -328,7 +348,8 @@ qcheck_status qcheck_profile_names(char* out, size_t capacity, size_t* needed);
  * per op {"op", "schema", "description", "fields": [{"name", "kind",
  * "required", "choices" (enumerations), "default"}], "tensors": [{"name",
  * "role", "dtypes", "shape", "when"}], "parts", "profiles"}. The cases of
- * the functions above are fused_q's. */
+ * the functions above are fused_q's unless they say otherwise (fused_k:
+ * qcheck_case_from_seed_op). */
 qcheck_status qcheck_ops_json(char* out, size_t capacity, size_t* needed);
 
 #ifdef __cplusplus

@@ -4,9 +4,10 @@
 // form every op's case has (core/op/any_case.h), both ways, so the generic
 // binary (version 3) and JSON forms carry it.
 //
-// Not yet in ops/registry: the doors (C API, Python) and the harness's rooms
-// still make only fused_q's cases, plans and verdicts, and an op they list
-// must work through them. Its tools and tests use it directly.
+// In ops/registry: the C API takes its cases through ops/fused_k/door (the
+// data path: cases, plan, fill, expected, judge); the fuzz loop's feedback,
+// domains, the minimizer and the plugins still take fused_q's only, and
+// refuse a fused_k case by name.
 #pragma once
 
 #include <string>

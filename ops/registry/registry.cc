@@ -1,11 +1,12 @@
 #include "ops/registry/registry.h"
 
+#include "ops/fused_k/op.h"
 #include "ops/fused_q/op.h"
 
 namespace qcheck {
 
 const std::vector<const Op*>& all_ops() {
-  static const std::vector<const Op*> ops = {&fused_q_op()};
+  static const std::vector<const Op*> ops = {&fused_q_op(), &fused_k::fused_k_op()};
   return ops;
 }
 

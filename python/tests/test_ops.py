@@ -13,9 +13,9 @@ import pytest
 import qcheck
 
 
-def test_fused_q_is_the_one_op_and_its_vocabulary_is_what_its_cases_have():
+def test_fused_q_is_the_first_op_and_its_vocabulary_is_what_its_cases_have():
     ops = qcheck.ops()
-    assert list(ops) == ["fused_q"]
+    assert list(ops) == ["fused_q", "fused_k"]  # (fused_k's: test_fused_k_door.py)
     fused_q = ops["fused_q"]
     assert fused_q.schema == 1
     assert fused_q.profiles == qcheck.profiles()
@@ -65,5 +65,6 @@ def test_python_m_qcheck_ops_prints_each_op_with_its_tensors_fields_and_profiles
         assert needle in text, needle
     listed = json.loads(subprocess.run([sys.executable, "-m", "qcheck", "ops", "--json"], capture_output=True,
                                        text=True, env=env, check=True).stdout)
-    assert [o["op"] for o in listed] == ["fused_q"]
+    assert [o["op"] for o in listed] == ["fused_q", "fused_k"]
+    assert "\nfused_k (schema 1): " in text and "    mla_cache " in text
     assert listed[0]["profiles"] == qcheck.profiles()

@@ -75,7 +75,7 @@ TEST(AnyCase, MalformedFilesAreRefusedNamingWhatIsWrong) {
   const Bad bad[] = {
       {[](std::vector<uint8_t>& b) { b[7] = 'F'; }, "op name byte 0 = 0x46 is not one of [a-z0-9_]",
        "op name byte 0"},
-      {[](std::vector<uint8_t>& b) { b[7] = 'g'; }, "op = \"gused_q\" is not an op of this build (fused_q)",
+      {[](std::vector<uint8_t>& b) { b[7] = 'g'; }, "op = \"gused_q\" is not an op of this build (fused_q, fused_k)",
        "op = \"gused_q\": this reads fused_q cases"},
       {[](std::vector<uint8_t>& b) { b[6] = 0; }, "op name length = 0 is outside [1, 32]", "op name length = 0"},
       {[](std::vector<uint8_t>& b) { b[14] = 2; }, "schema = 2 of op fused_q is not supported (this build reads schema 1)",

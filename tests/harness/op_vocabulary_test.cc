@@ -1,7 +1,7 @@
 // fused_q's vocabulary (ops/fused_q/op.h) against the code it describes: every
 // tensor a plan has is listed with its role and element type, every part the
 // reports name is listed, the fields are the case's in order with defaults
-// that decode back to the default case, and the registry finds the op.
+// that decode back to the default case, and the registry finds the ops.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,11 +82,12 @@ TEST(OpVocabulary, TheFieldsAreTheCasesWithDefaultsThatDecodeToTheDefaultCase) {
   EXPECT_EQ(case_to_json(decoded), case_to_json(Case{}));
 }
 
-TEST(OpVocabulary, TheRegistryFindsFusedQAndNothingElse) {
-  ASSERT_EQ(all_ops().size(), 1u);
+TEST(OpVocabulary, TheRegistryFindsFusedQThenFusedKAndNothingElse) {
+  ASSERT_EQ(all_ops().size(), 2u);
   EXPECT_EQ(find_op("fused_q"), &fused_q_op());
+  EXPECT_EQ(find_op("fused_k"), all_ops()[1]);
   EXPECT_EQ(find_op("index_k"), nullptr);
-  EXPECT_EQ(op_names(), "fused_q");
+  EXPECT_EQ(op_names(), "fused_q, fused_k");
   const nlohmann::json j = nlohmann::json::parse(vocabulary_json(fused_q_op()));
   EXPECT_EQ(j["op"], "fused_q");
   EXPECT_EQ(j["schema"], 1);

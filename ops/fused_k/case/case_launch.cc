@@ -54,12 +54,14 @@ uint16_t bf16(float v) { return spec::bf16_from_f32(v, Bf16Nan::k7FFF); }
 // The inputs' values, written at the planned offsets.
 class Filler {
  public:
-  Filler(const FusedKCase& c, CaseLaunch& l) : c_(c), l_(l), r_(c.seed ^ kValueStream) {}
+  Filler(const FusedKCase& c, CaseLaunch& l, uint8_t poison_flip)
+      : c_(c), l_(l), r_(c.seed ^ kValueStream), poison_flip_(poison_flip) {}
 
   void fill() {
     const FusedKArgs& a = l_.args;
     const int64_t T = a.num_tokens;
-    l_.bytes.assign(static_cast<size_t>(l_.arena.size()), static_cast<uint8_t>(r_.below(256)));  // the poison
+    const uint8_t poison = static_cast<uint8_t>(r_.below(256)) ^ poison_flip_;
+    l_.bytes.assign(static_cast<size_t>(l_.arena.size()), poison);
     if (a.index_k || a.kv) {
       const RopeCache& rc = a.rope_cache;
       for (int64_t i = 0; i < rc.rows * rc.row_stride; ++i) {
@@ -191,6 +193,7 @@ class Filler {
   const FusedKCase& c_;
   CaseLaunch& l_;
   Draws r_;
+  uint8_t poison_flip_;  // 0 for poison A, 0xA5 for B
 };
 
 }  // namespace
@@ -280,9 +283,9 @@ CaseLaunch plan_fused_k_launch(const FusedKCase& c) {
   return l;
 }
 
-CaseLaunch build_fused_k_launch(const FusedKCase& c) {
+CaseLaunch build_fused_k_launch(const FusedKCase& c, int poison) {
   CaseLaunch l = plan_fused_k_launch(c);
-  Filler(c, l).fill();
+  Filler(c, l, poison == 0 ? 0 : 0xA5).fill();
   return l;
 }
 

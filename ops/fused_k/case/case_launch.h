@@ -51,8 +51,11 @@ struct CaseLaunch {
 // The geometry alone (no bytes): what validation checks.
 CaseLaunch plan_fused_k_launch(const FusedKCase& c);
 
-// The geometry and the inputs. After validate_fused_k_case.
-CaseLaunch build_fused_k_launch(const FusedKCase& c);
+// The geometry and the inputs. After validate_fused_k_case. The poison is
+// the seed's byte (poison 0, A), or that byte with its bits flipped by 0xA5
+// (poison 1, B: the same inputs, every other byte different from A's, so
+// that the doors' second run tells an output never written).
+CaseLaunch build_fused_k_launch(const FusedKCase& c, int poison = 0);
 
 // The args with every offset made a pointer into `base` (an arena's copy).
 FusedKArgs rebased(const FusedKArgs& args, uint8_t* base);

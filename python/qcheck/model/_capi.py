@@ -6,10 +6,10 @@ import os
 import threading
 from pathlib import Path
 
-API_VERSION = 5  # the C API's versions only add functions: a newer library serves this package
+API_VERSION = 6  # the C API's versions only add functions: a newer library serves this package
 
 OK, MISMATCH, INVALID_INPUT, RUNTIME_ERROR = 0, 1, 2, 3
-DTYPE_INT64, DTYPE_F32, DTYPE_BF16, DTYPE_E4M3 = 0, 1, 2, 3
+DTYPE_INT64, DTYPE_F32, DTYPE_BF16, DTYPE_E4M3, DTYPE_UINT8, DTYPE_INT32 = 0, 1, 2, 3, 4, 5
 ROLE_INPUT, ROLE_OUTPUT, ROLE_UNTOUCHED_OUTPUT = 0, 1, 2
 FORM_BINARY, FORM_JSON = 0, 1
 
@@ -82,6 +82,7 @@ _u8pp = ctypes.POINTER(ctypes.c_void_p)
 _signatures = {
     "qcheck_case_decode": [ctypes.c_char_p, _S, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_from_seed": [ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
+    "qcheck_case_from_seed_op": [ctypes.c_char_p, ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_mutate": [_P, ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_limit": [ctypes.c_uint64, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
     "qcheck_case_mutate_warm": [_P, ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(_P)] + _MSG,
@@ -132,6 +133,8 @@ for _name, _args in _signatures.items():
     _fn = getattr(_lib, _name)
     _fn.argtypes = _args
     _fn.restype = ctypes.c_int
+_lib.qcheck_case_op.argtypes = [_P]
+_lib.qcheck_case_op.restype = ctypes.c_char_p
 _lib.qcheck_version.argtypes = []
 _lib.qcheck_version.restype = ctypes.c_char_p
 VERSION = _lib.qcheck_version().decode()

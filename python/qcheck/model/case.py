@@ -1,5 +1,6 @@
-"""qcheck.Case: one fused_q test case (every knob as a field; its tensors and
-values are a pure function of it, so a case file reproduces every byte)."""
+"""qcheck.Case: one test case of an op (fused_q's by default, or fused_k's;
+every knob as a field; its tensors and values are a pure function of it, so
+a case file reproduces every byte)."""
 
 import ctypes
 import json
@@ -45,7 +46,9 @@ class Case:
         structure-aware mutator's generator; size is "tiny", "usual",
         "default" or "limit" (the fuzz target's --case-size)."""
         lookup(op)  # ValueError naming the ops there are
-        return cls._made("qcheck_case_from_seed", ctypes.c_uint64(seed), size.encode())
+        if op == DEFAULT_OP:
+            return cls._made("qcheck_case_from_seed", ctypes.c_uint64(seed), size.encode())
+        return cls._made("qcheck_case_from_seed_op", op.encode(), ctypes.c_uint64(seed), size.encode())
 
     @classmethod
     def limit_case(cls, seed, execution, index, size):
@@ -122,10 +125,12 @@ class Case:
 
     @property
     def op(self):
-        """The op this case is of (its JSON form may name it as "op"; the
-        case form of this libqcheck holds fused_q's cases, so every case is
-        fused_q's until a second op joins the registry)."""
-        return DEFAULT_OP
+        """The op this case is of ("fused_q", "fused_k"; its JSON form names
+        it as "op" for every op but fused_q). What takes a fused_k case so
+        far: making, saving and mutating it, its tensors, qcheck.check,
+        qcheck.run and qcheck.expected (include/qcheck/qcheck.h); the rest
+        refuses it with a QcheckError naming itself."""
+        return _capi.lib().qcheck_case_op(self._handle).decode()
 
     def __getitem__(self, name):
         return self.fields[name]

@@ -11,9 +11,9 @@ import numpy as np
 from . import _capi
 
 _NUMPY = {_capi.DTYPE_INT64: np.int64, _capi.DTYPE_F32: np.float32, _capi.DTYPE_BF16: np.uint16,
-          _capi.DTYPE_E4M3: np.uint8}
+          _capi.DTYPE_E4M3: np.uint8, _capi.DTYPE_UINT8: np.uint8, _capi.DTYPE_INT32: np.int32}
 DTYPE_NAMES = {_capi.DTYPE_INT64: "int64", _capi.DTYPE_F32: "float32", _capi.DTYPE_BF16: "bfloat16",
-               _capi.DTYPE_E4M3: "float8_e4m3fn"}
+               _capi.DTYPE_E4M3: "float8_e4m3fn", _capi.DTYPE_UINT8: "uint8", _capi.DTYPE_INT32: "int32"}
 
 
 def plan(case):
@@ -72,8 +72,9 @@ class Tensors(dict):
     .raw (one flat uint8 array per allocation: numpy, or torch on .device,
     where the allocations are spans of one device block, .block),
     .info (name -> the plan's TensorInfo), .aliased (ql_nope is query_out's
-    front), and the scalars a kernel takes: .q_scale, .softmax_scale,
-    .head_scale (Python floats, the exact fp32 values)."""
+    front), and the scalars a fused_q kernel takes: .q_scale,
+    .softmax_scale, .head_scale (Python floats, the exact fp32 values;
+    None for another op's case, whose scalars are its fields)."""
 
     def host_raw(self, phases=None):
         """The allocations' bytes on the host (copied back from the device;
@@ -99,8 +100,11 @@ def _views(case, infos):
 
 
 def _scalars(case):
-    """(q_scale, softmax_scale, head_scale) as Python floats, once per case."""
+    """(q_scale, softmax_scale, head_scale) as Python floats, once per case
+    (fused_q's; None for another op's)."""
     kept = getattr(case, "_scalars", None)
+    if kept is None and case.op != "fused_q":
+        kept = case._scalars = (None, None, None)
     if kept is None:
         fields = case.fields
         kept = case._scalars = tuple(_fp32(fields[k]) for k in ("q_scale", "softmax_scale", "head_scale"))

@@ -1,0 +1,146 @@
+"""fused_k through the Python door: its cases (from a seed, in both forms,
+named by the same digest as the seed corpus), its tensors as views into the
+one arena, and the verdict on kernels written here: the top-k fill in numpy
+(correct, and with the bugs such a fill has), a replay of the oracle's
+bytes, and what the door does not take yet, refused by name."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import qcheck
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "fused_k"
+
+
+def topk_case(**fields):
+    """A launch with only the top-k fill: T rows of K int32, row padding."""
+    named = {"op": "fused_k", "index_k": False, "kv": False, "q_norm": False, "topk_fill": True,
+             "num_tokens": 17, "topk_width": 100, "topk_row_padding": 3}
+    named.update(fields)
+    return qcheck.Case.from_json(json.dumps(named))
+
+
+def fill_topk(tensors):
+    tensors["topk"][...] = -1
+
+
+def test_fused_k_is_listed_and_its_cases_are_its_own():
+    assert list(qcheck.ops()) == ["fused_q", "fused_k"]
+    op = qcheck.ops()["fused_k"]
+    assert op.profiles == ["qcheck"]
+    for seed in range(20):
+        case = qcheck.Case.from_seed(seed, size="tiny", op="fused_k")
+        assert case.op == "fused_k"
+        case.validate()
+        fields = case.fields
+        assert fields["op"] == "fused_k" and fields["schema"] == 1
+        assert [f["name"] for f in op.fields] == [k for k in fields if k not in ("op", "schema")]
+        assert qcheck.Case.from_bytes(case.to_bytes()) == case
+        assert qcheck.Case.from_json(case.to_json()) == case
+        mutated = case.mutate(seed, size="tiny")
+        assert mutated.op == "fused_k" and mutated != case
+        mutated.validate()
+    assert qcheck.Case.from_seed(4, size="tiny", op="fused_q").op == "fused_q"
+    with pytest.raises(qcheck.QcheckError, match="num_tokens"):
+        qcheck.Case.from_json('{"op": "fused_k", "num_tokens": "many"}')
+    odd = qcheck.Case.from_json('{"op": "fused_k", "num_tokens": -1}')  # read, then refused naming the field
+    with pytest.raises(qcheck.QcheckError, match="num_tokens = -1 is outside"):
+        odd.validate()
+    with pytest.raises(qcheck.QcheckError, match="num_tokens = -1 is outside"):
+        odd.numpy_inputs()
+
+
+def test_the_seed_corpus_files_are_named_by_the_cases_digest():
+    files = sorted(p for p in CORPUS.iterdir() if p.is_file())
+    assert len(files) >= 100
+    for path in files:
+        case = qcheck.Case.load(path)
+        assert case.op == "fused_k"
+        assert case.digest == path.name
+        assert case.to_bytes() == path.read_bytes()
+
+
+def test_the_tensors_are_views_into_one_arena_with_the_vocabularys_dtypes():
+    case = qcheck.Case.from_seed(11, size="usual", op="fused_k")
+    tensors = case.numpy_inputs()
+    assert len(tensors.raw) == 1
+    listed = {t["name"]: t for t in qcheck.ops()["fused_k"].tensors}
+    numpy_name = {"f32": "float32", "bf16": "uint16", "int64": "int64", "int32": "int32", "uint8": "uint8"}
+    for name, array in tensors.items():
+        assert name in listed
+        assert array.dtype.name in {numpy_name[d] for d in listed[name]["dtypes"]}, name
+        assert np.shares_memory(array, tensors.raw[0]), name
+    assert tensors.q_scale is None  # fused_q's scalars only
+
+
+def test_a_numpy_topk_fill_passes_and_its_bugs_are_named():
+    case = topk_case()
+    verdict = qcheck.run(case, fill_topk)
+    assert verdict.passed, verdict.text
+    assert verdict.text.startswith("PASS: fused_k, fill_topk, under profile qcheck")
+    assert verdict.json["judged_under"] == "qcheck"
+
+    def rows_but_the_last(tensors):
+        tensors["topk"][:-1] = -1
+
+    def into_the_padding(tensors):
+        fill_topk(tensors)
+        base = tensors["topk"]
+        np.ndarray((base.shape[0], base.strides[0] // 4), np.int32, buffer=tensors.raw[0],
+                   offset=tensors.info["topk"].offset_bytes)[...] = -1
+
+    def wrong_value(tensors):
+        tensors["topk"][...] = 0
+
+    def past_the_end(tensors):  # 8 bytes into the gap after the buffer's 17 rows of 103
+        fill_topk(tensors)
+        end = tensors.info["topk"].offset_bytes + 17 * 103 * 4
+        tensors.raw[0][end + 8:end + 12] = 0xFF
+
+    unwritten = qcheck.run(case, rows_but_the_last)
+    assert unwritten.exit_code == 1 and unwritten.signature == "topk/topk/unwritten", unwritten.text
+    padding = qcheck.run(case, into_the_padding)
+    assert padding.exit_code == 1 and padding.signature == "topk/topk/differs", padding.text
+    assert qcheck.run(case, wrong_value).signature == "topk/topk/differs"
+    stray = qcheck.run(case, past_the_end)
+    assert stray.exit_code == 1 and stray.signature == "guard/after_topk/guard-written", stray.text
+
+
+def test_a_kernel_that_writes_the_oracles_bytes_passes_and_one_that_writes_more_fails():
+    for seed in range(12):
+        case = qcheck.Case.from_seed(seed, size="tiny", op="fused_k")
+        want = qcheck.expected(case).raw[0]
+        tensors = case.numpy_inputs()
+        written = np.nonzero(tensors.raw[0] != want)[0]  # the bytes the oracle changed in run A
+        tensors.raw[0][written] = want[written]
+        # Run A alone (a byte the oracle wrote with poison A's value already holds it).
+        verdict = qcheck.check(case, tensors)
+        assert verdict.passed, verdict.text
+        assert "in run A\n" in verdict.text
+
+        def everything(t):  # bytes no rule names too: in run B they must keep poison B
+            t.raw[0][...] = want
+
+        both = qcheck.run(case, everything)
+        assert both.exit_code == 1 and both.signature.endswith("/guard-written"), both.text
+
+
+def test_what_the_door_does_not_take_for_fused_k_is_refused_by_name():
+    case = qcheck.Case.from_seed(2, size="tiny", op="fused_k")
+    with pytest.raises(qcheck.QcheckError, match="qcheck_case_mutate_warm does not take fused_k cases"):
+        case.mutate_warm(1)
+    with pytest.raises(qcheck.QcheckError, match="qcheck_case_cross_over does not take fused_k cases"):
+        case.cross_over(qcheck.Case.from_seed(3, size="tiny"), 1)
+    why = qcheck.Domain().outside(case)  # a domain is fused_q's so far: the case is outside, and says why
+    assert "qcheck_domain_check_case does not take fused_k cases" in why
+    with pytest.raises(qcheck.QcheckError, match="fused_k's oracle judges under \"qcheck\" only"):
+        qcheck.check(case, case.numpy_inputs(), profile="vllm-triton")
+    made = qcheck.model.case.Case._made
+    with pytest.raises(qcheck.QcheckError, match="op = \"index_k\" is not one of fused_q, fused_k"):
+        made("qcheck_case_from_seed_op", b"index_k", 1, b"tiny")
+    with pytest.raises(qcheck.QcheckError, match="size = \"huge\" must be tiny, usual, default or limit"):
+        made("qcheck_case_from_seed_op", b"fused_k", 1, b"huge")
+    assert made("qcheck_case_from_seed_op", b"fused_q", 4, b"tiny") == qcheck.Case.from_seed(4, size="tiny")
