@@ -5,12 +5,17 @@ one arena, and the verdict on kernels written here: the top-k fill in numpy
 bytes, and what the door does not take yet, refused by name."""
 
 import json
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import qcheck
+from qcheck.model.known import signatures_of
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "fused_k"
 
@@ -102,6 +107,9 @@ def test_a_numpy_topk_fill_passes_and_its_bugs_are_named():
 
     unwritten = qcheck.run(case, rows_but_the_last)
     assert unwritten.exit_code == 1 and unwritten.signature == "topk/topk/unwritten", unwritten.text
+    # 100 int32 of the last row, in both runs; every signature listed for grouping (qcheck.known)
+    assert unwritten.json["counts"] == [{"tensor": "topk", "part": "topk", "class": "unwritten", "count": 800}]
+    assert signatures_of(unwritten) == ["topk/topk/unwritten"]
     padding = qcheck.run(case, into_the_padding)
     assert padding.exit_code == 1 and padding.signature == "topk/topk/differs", padding.text
     assert qcheck.run(case, wrong_value).signature == "topk/topk/differs"
@@ -144,3 +152,29 @@ def test_what_the_door_does_not_take_for_fused_k_is_refused_by_name():
     with pytest.raises(qcheck.QcheckError, match="size = \"huge\" must be tiny, usual, default or limit"):
         made("qcheck_case_from_seed_op", b"fused_k", 1, b"huge")
     assert made("qcheck_case_from_seed_op", b"fused_q", 4, b"tiny") == qcheck.Case.from_seed(4, size="tiny")
+
+
+def test_the_pytest_plugin_generates_fused_k_cases_with_qcheck_op(tmp_path):
+    """A key-side kernel's test file: only the cases whose launch is the top-k
+    fill alone are its to run (its own check; qcheck.Domain is fused_q's)."""
+    test_file = tmp_path / "test_topk.py"
+    test_file.write_text(
+        "import pytest\nimport qcheck\n"
+        "def fill(t):\n    t['topk'][...] = -1\n"
+        "def fill_but_last(t):\n    t['topk'][:-1] = -1\n"
+        "def only_topk(case):\n"
+        "    if case.op != 'fused_k' or case['index_k'] or case['kv'] or case['q_norm'] or not case['topk_fill']:\n"
+        "        pytest.skip('not a top-k fill alone')\n"
+        "def test_fill(qcheck_case):\n    only_topk(qcheck_case)\n    qcheck.assert_passes(qcheck_case, fill)\n"
+        "def test_fill_but_last(qcheck_case):\n    only_topk(qcheck_case)\n"
+        "    qcheck.assert_passes(qcheck_case, fill_but_last)\n")
+    env = dict(os.environ, QCHECK_OP="fused_k", QCHECK_CASES="400")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-p",
+                          "qcheck.pytest_plugin", str(test_file)], cwd=tmp_path, env=env, capture_output=True,
+                         text=True)
+    lines = out.stdout
+    assert out.returncode == 1, lines
+    counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|skipped)", lines.strip().splitlines()[-1])}
+    assert counts["failed"] >= 1 and counts["passed"] >= counts["failed"], lines  # (a T=0 case passes both)
+    assert counts["passed"] + counts["failed"] + counts["skipped"] == 800, lines
+    assert "topk/topk/unwritten" in lines and "python -m qcheck replay" in lines, lines

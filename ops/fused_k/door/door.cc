@@ -231,14 +231,19 @@ DoorVerdict door_judge(const FusedKCase& c, const std::string& kernel, const uin
   }
   std::stable_sort(mismatches.begin(), mismatches.end(),
                    [](const Mismatch& x, const Mismatch& y) { return x.severity() < y.severity(); });
-  nlohmann::json listed = nlohmann::json::array();
+  nlohmann::json listed = nlohmann::json::array(), counts = nlohmann::json::array();
   const size_t most = max_listed > 0 ? max_listed : 20;
   std::string lines;
   for (size_t i = 0; i < mismatches.size(); ++i) {
     const Mismatch& m = mismatches[i];
     const std::string signature = m.signature();
-    if (std::find(v.signatures.begin(), v.signatures.end(), signature) == v.signatures.end()) {
+    const auto known = std::find(v.signatures.begin(), v.signatures.end(), signature);
+    if (known == v.signatures.end()) {
       v.signatures.push_back(signature);
+      counts.push_back({{"tensor", m.tensor}, {"part", m.part}, {"class", m.kind}, {"count", m.bytes}});
+    } else {
+      counts[static_cast<size_t>(known - v.signatures.begin())]["count"] =
+          counts[static_cast<size_t>(known - v.signatures.begin())]["count"].get<int64_t>() + m.bytes;
     }
     if (i >= most) continue;
     listed.push_back({{"run", m.run}, {"tensor", m.tensor}, {"part", m.part}, {"class", m.kind}, {"bytes", m.bytes},
@@ -259,6 +264,7 @@ DoorVerdict door_judge(const FusedKCase& c, const std::string& kernel, const uin
              "case: " + describe(c) + "\n";
     report.update({{"verdict", "mismatch"}, {"exit_code", 1}, {"signature", v.signatures.front()}});
   }
+  report["counts"] = counts;  // bytes per signature, both runs: as fused_q's report counts elements
   report["mismatches"] = listed;
   v.json = report.dump();
   return v;

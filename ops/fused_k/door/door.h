@@ -66,7 +66,9 @@ struct DoorVerdict {
   // or still holds its poison in every differing byte ("NAME/NAME/unwritten").
   std::vector<std::string> signatures;
   std::string text;  // the report, lines ending in '\n'
-  std::string json;  // {"verdict", "exit_code", "op", "backend", "judged_under", "case", "signature", "mismatches"}
+  // {"verdict", "exit_code", "op", "backend", "judged_under", "case", "signature", "counts": [{"tensor",
+  // "part", "class", "count": differing bytes in both runs}], "mismatches": [per run and signature]}
+  std::string json;
 };
 
 // The verdict on the arenas a kernel left: run_a from poison A and, when

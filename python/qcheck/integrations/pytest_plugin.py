@@ -9,11 +9,12 @@
 
 and the test runs once per case: every case file of --qcheck-corpus DIR
 (default: none) and --qcheck-cases N generated cases (default 20, sizes
---qcheck-size, seeds from --qcheck-seed). The options exist when the plugin
+--qcheck-size, seeds from --qcheck-seed, of the op --qcheck-op: fused_q, or
+fused_k for a key-side kernel). The options exist when the plugin
 is loaded before the command line is read (installed, qcheck registers it
 through the pytest11 entry point; else `-p qcheck.pytest_plugin`, or
 pytest_plugins in the root conftest.py); otherwise the environment gives
-them (QCHECK_CORPUS, QCHECK_CASES, QCHECK_CASE_SIZE, QCHECK_SEED).
+them (QCHECK_CORPUS, QCHECK_CASES, QCHECK_CASE_SIZE, QCHECK_SEED, QCHECK_OP).
 
 The marker qcheck_cuda skips a test, with the reason, where torch is not
 installed or sees no CUDA device. The fixture qcheck_fuzz is a function:
@@ -45,6 +46,7 @@ def pytest_addoption(parser):
     group.addoption("--qcheck-cases", type=int, default=None, help="generated cases to test (20)")
     group.addoption("--qcheck-size", default=None, choices=["tiny", "usual", "default"])
     group.addoption("--qcheck-seed", type=int, default=None)
+    group.addoption("--qcheck-op", default=None, help="the op of the generated cases (fused_q; python -m qcheck ops)")
     group.addoption("--qcheck-fuzz-cases", type=int, default=None, help="cases per qcheck_fuzz call (200)")
     group.addoption("--qcheck-fuzz-seconds", type=float, default=None,
                     help="seconds per qcheck_fuzz call (instead of a number of cases)")
@@ -104,8 +106,9 @@ def qcheck_case(request):
     if kind == "file":
         return Case.load(value)
     size = _option(request.config, "--qcheck-size", "QCHECK_CASE_SIZE", "tiny")
-    case = Case.from_seed(value, size)
-    case.generated = (value, size)  # assert_passes may regenerate it inside a kernel's domain
+    op = _option(request.config, "--qcheck-op", "QCHECK_OP", "fused_q")
+    case = Case.from_seed(value, size, op=op)
+    case.generated = (value, size, op)  # assert_passes may regenerate it inside a kernel's domain
     return case
 
 
@@ -131,9 +134,9 @@ def qcheck_fuzz(request, tmp_path):
 def _inside(case, kernel):
     """A generated case moved into the kernel's domain: repaired, else one of
     64 fresh cases from seeds derived from its own; None when none is."""
-    seed, size = case.generated
+    seed, size, op = case.generated
     for k in range(65):
-        candidate = fit(kernel, case if k == 0 else Case.from_seed(seed * 1000003 + k, size))
+        candidate = fit(kernel, case if k == 0 else Case.from_seed(seed * 1000003 + k, size, op=op))
         if candidate.is_valid() and outside(kernel, candidate) is None:
             return candidate
     return None
