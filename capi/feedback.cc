@@ -6,9 +6,12 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/op/any_bins.h"
 #include "fuzz/buffers/tensors.h"
 #include "fuzz/minimize/minimize_report.h"
 #include "fuzz/mutator/semantic_bins.h"
+#include "ops/fused_k/op.h"
+#include "ops/fused_q/op.h"
 
 using namespace qcheck::capi;
 
@@ -46,6 +49,14 @@ qcheck_status qcheck_case_bins(const qcheck_case* c, const char* profile, uint8_
     std::memcpy(bins, qcheck::fuzzing::last_bins(), total);
     return QCHECK_OK;
   });
+}
+
+qcheck_status qcheck_case_bin_names(const qcheck_case* c, char* out, size_t capacity, size_t* needed) {
+  if (c == nullptr) return QCHECK_INVALID_INPUT;
+  const qcheck::AnyCase any = c->fused_k ? qcheck::fused_k::to_any_case(*c->fused_k) : qcheck::to_any_case(c->c);
+  std::string lines;
+  for (const std::string& name : qcheck::any_case_bins(any)) lines += (lines.empty() ? "" : "\n") + name;
+  return copy_text(lines, out, capacity, needed);
 }
 
 qcheck_status qcheck_verdict_bins(const qcheck_verdict* v, uint8_t* bins, size_t capacity, size_t* count) {

@@ -27,8 +27,8 @@ extern "C" {
 
 /* Versions only add functions: a caller built against version N works with
  * every library of version N or later. 5 added qcheck_ops_json; 6 added
- * fused_k's cases (qcheck_case_from_seed_op, qcheck_case_op, the dtypes
- * UINT8 and INT32). */
+ * fused_k's cases (qcheck_case_from_seed_op, qcheck_case_op,
+ * qcheck_case_bin_names, the dtypes UINT8 and INT32). */
 #define QCHECK_API_VERSION 6u
 
 /* The exit codes of qcheck-replay: pass, mismatch, invalid input, runtime error. */
@@ -79,8 +79,10 @@ qcheck_status qcheck_case_cross_over(const qcheck_case* a, const qcheck_case* b,
  * launch's arena: "tiny" 1 MiB, the others 64 MiB.
  *
  * What takes a fused_k case so far: decode (a file naming the op), encode,
- * validate, describe, digest, mutate, the plan, fill, expected, judge and
- * the verdict's accessors. Its plan is one buffer, "arena": the launch's
+ * validate, describe, digest, mutate, the plan, fill, expected, judge, the
+ * verdict's accessors, qcheck_case_bin_names and qcheck_finding_classify
+ * (no known entry covers a fused_k finding yet: known entries have fused_q
+ * domains). Its plan is one buffer, "arena": the launch's
  * tensors as views into it (caches as [blocks, block_size, entry bytes]
  * UINT8 with their padded strides, the top-k buffer INT32) between gaps of
  * poison that serve as the sentinels; its only profile is "qcheck". Every
@@ -230,6 +232,11 @@ void qcheck_verdict_free(qcheck_verdict* v);
  * kept. Not thread-safe. */
 qcheck_status qcheck_case_bins(const qcheck_case* c, const char* profile, uint8_t* bins, size_t capacity,
                                size_t* count, char* message, size_t message_size);
+/* Since version 6. The semantic bins of a case of any op from its fields
+ * alone (core/op/any_bins.h: "FIELD=CHOICE", "FIELD=true", "FIELD=4..7",
+ * "FIELD:subnormal"), one name per line: the fuzz loop's feedback for an
+ * op without bins of its own (fused_k). */
+qcheck_status qcheck_case_bin_names(const qcheck_case* c, char* out, size_t capacity, size_t* needed);
 /* The verdict's bin (pass, or each mismatch class it found), the same way. */
 qcheck_status qcheck_verdict_bins(const qcheck_verdict* v, uint8_t* bins, size_t capacity, size_t* count);
 /* A bin's name, "group/bin" ("tokens/T=17..31"). */

@@ -178,3 +178,35 @@ def test_the_pytest_plugin_generates_fused_k_cases_with_qcheck_op(tmp_path):
     assert counts["failed"] >= 1 and counts["passed"] >= counts["failed"], lines  # (a T=0 case passes both)
     assert counts["passed"] + counts["failed"] + counts["skipped"] == 800, lines
     assert "topk/topk/unwritten" in lines and "python -m qcheck replay" in lines, lines
+
+
+def _topk_alone(case):
+    """A top-k fill kernel's check of its own (qcheck.Domain is fused_q's)."""
+    if case["index_k"] or case["kv"] or case["q_norm"] or not case["topk_fill"]:
+        return "not a top-k fill alone"
+    return None
+
+
+def test_qcheck_fuzz_runs_a_kernel_declared_for_fused_k_and_groups_its_bug(tmp_path):
+    @qcheck.kernel(op="fused_k")
+    def fill(tensors):
+        tensors["topk"][...] = -1
+
+    @qcheck.kernel(op="fused_k")
+    def fill_but_last(tensors):
+        tensors["topk"][:-1] = -1
+
+    fill.outside = fill_but_last.outside = _topk_alone
+    clean = qcheck.fuzz(fill, executions=40, workers=1, findings=tmp_path / "clean", progress=False)
+    assert clean.op == "fused_k" and clean.executions == 40 and not clean.findings, clean.summary()
+    assert "topk_fill=true" in clean.bins and any(b.startswith("topk_width=") for b in clean.bins)
+    assert "semantic bins of the fields; op fused_k" in clean.summary()
+    found = qcheck.fuzz(fill_but_last, executions=40, workers=1, findings=tmp_path / "found", progress=False,
+                        max_findings=5)
+    assert found.findings, found.summary()
+    assert list(found.groups) == ["topk/topk"], found.groups
+    first = found.findings[0]
+    assert first.signature == "topk/topk/unwritten"
+    saved = qcheck.Case.load(first.path)
+    assert saved.op == "fused_k" and _topk_alone(saved) is None
+    assert not qcheck.run(saved, fill_but_last).passed and qcheck.run(saved, fill).passed

@@ -3,10 +3,12 @@
 // typed -> generic -> version 3 bytes -> both decoders -> typed; fused_q
 // still writes versions 1 and 2; every malformed header or field is refused
 // naming what is wrong.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/op/any_bins.h"
 #include "core/op/any_case.h"
 #include "fuzz/case/case_binary.h"
 #include "fuzz/case/tensor_plan.h"
@@ -116,6 +118,46 @@ TEST(AnyCase, TheTensorTableIsInTensorIdsOrder) {
   const std::vector<TensorMeta>& tensors = fused_q_op().vocabulary().tensors;
   ASSERT_EQ(tensors.size(), 10u);
   for (size_t i = 0; i < tensors.size(); ++i) EXPECT_EQ(tensors[i].name, name_of(static_cast<TensorId>(i))) << i;
+}
+
+// The bins any op's case reaches from its fields alone (core/op/any_bins.h),
+// on fused_q's fields: the names are written out here, not derived.
+TEST(AnyCaseBins, EachFieldGivesItsClassAndTheSeedNone) {
+  Case c;
+  c.num_tokens = 17;
+  c.has_indexer = false;
+  c.query_path = QueryPath::kFp8Packed;
+  AnyCase any = to_any_case(c);
+  const std::vector<std::string> bins = any_case_bins(any);
+  const auto has = [&](const std::string& name) { return std::find(bins.begin(), bins.end(), name) != bins.end(); };
+  EXPECT_TRUE(has("num_tokens=16..31"));
+  EXPECT_TRUE(has("has_indexer=false"));
+  EXPECT_TRUE(has("query_path=fp8-packed"));
+  EXPECT_TRUE(has("q_scale:normal"));
+  for (const std::string& b : bins) EXPECT_NE(b.rfind("seed", 0), 0u) << b;  // a seed changes values only
+  const auto bin_of = [&](const char* field, uint64_t number) {
+    const std::vector<FieldMeta>& fields = any.op->vocabulary().fields;
+    AnyCase changed = any;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i].name == field) changed.fields[i].number = number;
+    }
+    for (const std::string& b : any_case_bins(changed)) {
+      if (b.rfind(field, 0) == 0 && (b[std::strlen(field)] == '=' || b[std::strlen(field)] == ':' ||
+                                     b[std::strlen(field)] == '<')) {
+        return b;
+      }
+    }
+    return std::string();
+  };
+  EXPECT_EQ(bin_of("num_tokens", 0), "num_tokens=0");
+  EXPECT_EQ(bin_of("num_tokens", 1), "num_tokens=1");
+  EXPECT_EQ(bin_of("num_tokens", 3), "num_tokens=2..3");
+  EXPECT_EQ(bin_of("num_tokens", 65536), "num_tokens=65536..131071");
+  EXPECT_EQ(bin_of("num_tokens", static_cast<uint64_t>(-5)), "num_tokens<0");
+  EXPECT_EQ(bin_of("q_scale", 0x80000000u), "q_scale:zero");
+  EXPECT_EQ(bin_of("q_scale", 0x00000001u), "q_scale:subnormal");
+  EXPECT_EQ(bin_of("q_scale", 0xFF800000u), "q_scale:inf");
+  EXPECT_EQ(bin_of("q_scale", 0x7FC00000u), "q_scale:nan");
 }
 
 }  // namespace

@@ -162,7 +162,9 @@ class CompileSchedule:
     compile on a key taken as warm (the module's text)."""
 
     def __init__(self, kernel, explore_share=0.2, aware=True):
-        self.predict = getattr(kernel, "compile_key", None) or (lambda case: case.compile_key)
+        # (an op without compile keys yet, fused_k: every case its own key, and the schedule not aware)
+        self.predict = getattr(kernel, "compile_key", None) or (
+            lambda case: case.compile_key if case.op == "fused_q" else case.digest)
         self.explore_share, self.aware = explore_share, aware
         self.watch = CompileWatch()
         self.warm = set()

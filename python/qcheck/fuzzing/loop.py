@@ -26,6 +26,7 @@ from ..model.bins import case_bins
 from ..model.case import Case
 from ..model.domain import domain_of, fit, outside
 from ..model.known import KnownList, classify, signatures_of
+from ..model.ops import DEFAULT_OP, op as lookup_op
 from ..model.verdict import run
 from ..parallel.gpu_ledger import Abandoned
 from ..parallel.memory import MemoryRules
@@ -41,13 +42,14 @@ def _target_name(kernel):
     return f"{module}:{name}" if module and name else "MODULE:FUNCTION"
 
 
-def _generated(pool, rng, key, n, case_size):
+def _generated(pool, rng, key, n, case_size, op):
     """A case of the plain loop: a fresh seed case every 16th execution (and
-    while the pool is empty), a cross-over of two kept cases every 8th, else
-    a mutation of a kept one."""
+    while the pool is empty), a cross-over of two kept cases every 8th
+    (fused_q's: the only op with a cross-over yet), else a mutation of a
+    kept one."""
     if not pool or n % 16 == 0:
-        return Case.from_seed(key, case_size)
-    if len(pool) > 1 and n % 8 == 1:
+        return Case.from_seed(key, case_size, op=op)
+    if len(pool) > 1 and n % 8 == 1 and op == DEFAULT_OP:
         return rng.choice(pool).cross_over(rng.choice(pool), key, case_size)
     return rng.choice(pool).mutate(key, case_size)
 
@@ -85,6 +87,12 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
     stop the run (qcheck.known). poison_allocator=False skips the
     poisoning of torch's cached memory before each CUDA run
     (qcheck.model.allocator): for a kernel that allocates no output of its own.
+    The cases are of the op the kernel declares (@qcheck.kernel(op=...);
+    fused_q when it declares none). An op other than fused_q (fused_k) has
+    no limit cases, cross-overs or compile keys yet: its loop mutates kept
+    cases and keeps those that reach a new bin of its fields
+    (qcheck_case_bin_names); a kernel restricts its cases with an
+    `outside(case)` attribute (None, or why it does not take the case).
 
     compile_aware (qcheck.fuzzing.compile): most executions mutate cases whose
     compile key the kernel has compiled already; explore_share of the time
@@ -106,10 +114,14 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                                  poison_allocator=poison_allocator, compile_aware=compile_aware,
                                  explore_share=explore_share, ray=ray)
     profile = profile or getattr(kernel, "profile", None)
+    op = getattr(kernel, "op", None) or DEFAULT_OP
+    lookup_op(op)  # ValueError naming the ops there are
+    if op != DEFAULT_OP:
+        compile_aware = False
     domain = domain_of(kernel)
     known_list = known if isinstance(known, KnownList) or known is None else KnownList(known)
     rng = random.Random(seed)
-    result = FuzzResult(known_list.entries if known_list else ())
+    result = FuzzResult(known_list.entries if known_list else (), op=op)
     schedule = CompileSchedule(kernel, explore_share, compile_aware)
     findings_dir = Path(findings)
     corpus_dir = Path(corpus) if corpus else None
@@ -167,7 +179,8 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                 case, pending = pending, None
             else:
                 # case_size "limit": now and then a case at the hardware's limits (never pooled).
-                limit = Case.limit_case(key, n, limit_cases, case_size) if n != last_limit else None
+                limit = (Case.limit_case(key, n, limit_cases, case_size) if n != last_limit and op == DEFAULT_OP
+                         else None)
                 if limit is not None:
                     case, last_limit, limit_cases = limit, n, limit_cases + 1
                     case = _inside(kernel, domain, case)
@@ -177,7 +190,7 @@ def fuzz(kernel, minutes=1.0, profile=None, case_size="tiny", seed=1, corpus=Non
                     case, best = None, None
                     for i in range(EXPLORE_CANDIDATES if schedule.aware else 1):
                         c = _inside(kernel, domain, _generated(pool, rng, rng.getrandbits(64) if i else key, n + i,
-                                                                 case_size))
+                                                                 case_size, op))
                         if c is None:
                             continue
                         bins = case_bins(c, profile)

@@ -121,6 +121,7 @@ _signatures = {
     "qcheck_ops_json": [ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_case_bins": [_P, ctypes.c_char_p, ctypes.c_char_p, _S, ctypes.POINTER(_S)] + _MSG,
     "qcheck_verdict_bins": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
+    "qcheck_case_bin_names": [_P, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_bin_name": [_S, ctypes.c_char_p, _S, ctypes.POINTER(_S)],
     "qcheck_minimize": [_P, EVALUATE, _P, ctypes.POINTER(MinimizeOptions), ctypes.POINTER(_P)] + _MSG,
     "qcheck_minimized_case": [_P, ctypes.POINTER(_P)],

@@ -18,6 +18,12 @@ def bin_count():
 
 
 def case_bins(case, profile=None):
+    """fused_q's: the indices of the bins its case reaches (bin_name names
+    them). Another op's: the names of the bins its fields reach
+    (core/op/any_bins.h: "FIELD=CHOICE", "FIELD=4..7", ...)."""
+    if case.op != "fused_q":
+        names = _capi.text("qcheck_case_bin_names", case._handle)
+        return set(names.split("\n")) if names else set()
     count = ctypes.c_size_t(0)
     bins = ctypes.create_string_buffer(bin_count())
     _capi.call("qcheck_case_bins", case._handle, None if profile is None else profile.encode(), bins, len(bins),

@@ -175,15 +175,19 @@ class Domain:
         return Case(out.value)
 
 
-def kernel(domain=None, profile=None):
+def kernel(domain=None, profile=None, op=None):
     """A decorator that declares what an adapter supports and the profile it
-    implements: @qcheck.kernel(domain=qcheck.Domain(...), profile="vllm-triton")."""
+    implements: @qcheck.kernel(domain=qcheck.Domain(...), profile="vllm-triton").
+    op: the op whose cases it runs (qcheck.ops(); None: fused_q), as
+    @qcheck.kernel(op="fused_k") for a key-side kernel (qcheck.fuzz makes
+    that op's cases; a Domain is fused_q's)."""
     if domain is not None and not isinstance(domain, Domain):
         raise TypeError("qcheck.kernel: domain must be a qcheck.Domain")
 
     def declare(function):
         function.domain = domain
         function.profile = profile
+        function.op = op
         return function
 
     return declare

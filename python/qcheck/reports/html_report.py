@@ -113,7 +113,8 @@ def write_fuzz(path, result, target):
     known = [{"name": f"[{result.known_entries[e].signature}]",
               "detail": f"{g.count} cases" + (f": {result.known_entries[e].note}" if result.known_entries[e].note
                                                else "")} for e, g in sorted(result.known.items())]
-    bins = [(bin_name(i), i in result.bins) for i in range(bin_count())]
+    bins = ([(bin_name(i), i in result.bins) for i in range(bin_count())] if result.op == "fused_q" else
+            [(name, True) for name in sorted(result.bins)])  # (another op's: the field bins reached)
     meta = [f"target {target}, op {result.op}", f"{result.executions} executions in {result.seconds:.1f} s, "
             f"{result.exec_per_second:.0f} exec/s" + (f", {result.workers} workers" if result.workers else "")]
     Path(path).write_text(page(f"qcheck.fuzz {target}", meta, result.timeline, bins, groups, known,

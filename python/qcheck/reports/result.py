@@ -94,7 +94,9 @@ class FuzzResult:
 
     def summary(self):
         lines = [f"qcheck.fuzz: {self.executions} executions in {self.seconds:.1f} s, "
-                 f"{self.exec_per_second:.0f} exec/s; {len(self.bins)} of {bin_count()} semantic bins; op {self.op}"]
+                 f"{self.exec_per_second:.0f} exec/s; {len(self.bins)} " +
+                 (f"of {bin_count()} semantic bins" if self.op == DEFAULT_OP else "semantic bins of the fields") +
+                 f"; op {self.op}"]
         total = sum(self.phases.values()) or 1.0
         lines.append("time: " + ", ".join(f"{k} {v / max(1, self.executions) * 1e6:.0f} us/exec "
                                           f"({100 * v / total:.0f}%)" for k, v in self.phases.items()))
