@@ -104,10 +104,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     expect_ok(qcheck_fill_buffers(c, 1, pb.data(), count, message, sizeof message), "fill", message);
     // Run B: its outputs are the oracle's too; its untouched outputs (no
     // indexer) keep poison B; inputs and guards are the same in both runs.
-    std::vector<qcheck_tensor_info> tensors(16);
-    for (qcheck_tensor_info& t : tensors) t.struct_size = sizeof t;
     size_t tensor_count = 0;
     int32_t aliased = 0;
+    expect_ok(qcheck_plan_tensors(c, nullptr, 0, &tensor_count, &aliased, message, sizeof message), "plan_tensors",
+              message);
+    std::vector<qcheck_tensor_info> tensors(tensor_count);
+    for (qcheck_tensor_info& t : tensors) t.struct_size = sizeof t;
     expect_ok(qcheck_plan_tensors(c, tensors.data(), tensors.size(), &tensor_count, &aliased, message, sizeof message),
               "plan_tensors", message);
     // A fused_k case's one buffer is its whole arena, whose gaps hold each
