@@ -224,5 +224,22 @@ TEST(FusedKDoor, OnlyTheQcheckProfileIsKnownAndSizesBoundTheArena) {
   }
 }
 
+TEST(FusedKDoor, AMutationOfACaseOverTheBudgetStaysWithinItsOwnArenaAndAnInvalidOneIsRefused) {
+  // A drawn case whose arena is over the tiny budget: its mutations may be as large, never larger.
+  FusedKCase large;
+  for (uint64_t seed = 1; door_arena_bytes(large) <= kTiny; ++seed) {
+    ASSERT_EQ(door_case_from_seed(seed, int64_t(64) << 20, &large), "");
+  }
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    FusedKCase m;
+    ASSERT_EQ(door_mutate(large, seed, kTiny, &m), "") << seed;
+    EXPECT_LE(door_arena_bytes(m), std::max(kTiny, door_arena_bytes(large)));
+  }
+  FusedKCase invalid;
+  invalid.num_tokens = -1;
+  FusedKCase untouched;
+  EXPECT_EQ(door_mutate(invalid, 1, kTiny, &untouched).rfind("the case to mutate is invalid: num_tokens = -1", 0), 0u);
+}
+
 }  // namespace
 }  // namespace qcheck::fused_k

@@ -113,12 +113,15 @@ std::string door_case_from_seed(uint64_t seed, int64_t budget, FusedKCase* out) 
 }
 
 std::string door_mutate(const FusedKCase& c, uint64_t seed, int64_t budget, FusedKCase* out) {
+  std::string why = validate_fused_k_case(c);
+  if (!why.empty()) return "the case to mutate is invalid: " + why;
+  // A case already past the budget (a corpus file of another size) may stay as large; none grows past both.
+  const int64_t allowed = std::max(budget, door_arena_bytes(c));
   const AnyCase start = to_any_case(c);
-  std::string why;
   for (int i = 0; i < kTries; ++i) {
     FusedKCase mutated;
     why = from_any_case(mutate_any_case(start, mix_keys({kMutatePurpose, seed, uint64_t(i)})), &mutated);
-    if (why.empty()) why = fits(mutated, budget);
+    if (why.empty()) why = fits(mutated, allowed);
     if (why.empty()) {
       *out = mutated;
       return "";

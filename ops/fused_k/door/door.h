@@ -27,8 +27,9 @@ int64_t door_arena_budget(const std::string& size);
 // or why none did.
 std::string door_case_from_seed(uint64_t seed, int64_t budget, FusedKCase* out);
 
-// A copy of a case changed in one to three fields (core/op/any_mutate.h),
-// valid and within `budget`: "" and *out set, or why no try gave one.
+// A copy of a valid case changed in one to three fields
+// (core/op/any_mutate.h), valid and within `budget` (or within the case's
+// own arena, where that is larger): "" and *out set, or why no try gave one.
 std::string door_mutate(const FusedKCase& c, uint64_t seed, int64_t budget, FusedKCase* out);
 
 // One tensor of a launch as a view into the arena: element [i, j, k] at
