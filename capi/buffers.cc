@@ -18,11 +18,6 @@ using namespace qcheck::capi;
 
 namespace {
 
-void copy_name(char (&to)[32], const std::string& name) {
-  std::memset(to, 0, sizeof to);
-  std::memcpy(to, name.data(), std::min(name.size(), sizeof to - 1));
-}
-
 int32_t dtype_of(qcheck::ElementType t) {
   switch (t) {
     case qcheck::ElementType::kInt64: return QCHECK_DTYPE_INT64;
@@ -59,9 +54,8 @@ qcheck_status set_from(const Case& c, const uint8_t* const* buffers, size_t coun
   return QCHECK_OK;
 }
 
-// The frame of the two plan calls: a valid case, *count set (all a caller
-// asking with capacity 0 gets), then each entry checked for its struct_size
-// and filled by fill(plan, i, entry).
+// The two plan calls on a fused_q case: a valid case, then fill_entries
+// with fill(plan, i, entry).
 template <typename Info, typename Size, typename Fill>
 qcheck_status plan_entries(const qcheck_case* c, Info* out, size_t capacity, size_t* count, std::string& why,
                            Size entries, Fill fill) {
@@ -72,22 +66,7 @@ qcheck_status plan_entries(const qcheck_case* c, Info* out, size_t capacity, siz
   why = qcheck::validate_case(c->c);
   if (!why.empty()) return QCHECK_INVALID_INPUT;
   const qcheck::TensorPlan plan = qcheck::plan_tensors(c->c);
-  const size_t n = entries(plan);
-  *count = n;
-  if (capacity == 0) return QCHECK_OK;
-  if (out == nullptr || capacity < n) {
-    why = "out holds " + std::to_string(capacity) + " entries, the plan has " + std::to_string(n);
-    return QCHECK_INVALID_INPUT;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (out[i].struct_size < sizeof(Info)) {
-      why = "out[" + std::to_string(i) + "].struct_size = " + std::to_string(out[i].struct_size) +
-            ", this library needs " + std::to_string(sizeof(Info));
-      return QCHECK_INVALID_INPUT;
-    }
-    fill(plan, i, out[i]);
-  }
-  return QCHECK_OK;
+  return fill_entries(out, capacity, count, entries(plan), why, [&](size_t i, Info& entry) { fill(plan, i, entry); });
 }
 
 }  // namespace

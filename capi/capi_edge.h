@@ -90,6 +90,34 @@ inline qcheck_status copy_text(const std::string& text, char* out, size_t capaci
   return copy_out(text.c_str(), text.size() + 1, out, capacity, needed);
 }
 
+// A name into a fixed char[32] of a plan entry, cut and NUL-terminated.
+inline void copy_name(char (&to)[32], const std::string& name) {
+  std::memset(to, 0, sizeof to);
+  std::memcpy(to, name.data(), std::min(name.size(), sizeof to - 1));
+}
+
+// The frame of the plan calls once the case is known valid: *count = n (all
+// a caller asking with capacity 0 gets), then room for n entries in
+// out[capacity], each entry's struct_size checked before fill(i, entry).
+template <typename Info, typename Fill>
+qcheck_status fill_entries(Info* out, size_t capacity, size_t* count, size_t n, std::string& why, Fill fill) {
+  *count = n;
+  if (capacity == 0) return QCHECK_OK;
+  if (out == nullptr || capacity < n) {
+    why = "out holds " + std::to_string(capacity) + " entries, the plan has " + std::to_string(n);
+    return QCHECK_INVALID_INPUT;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (out[i].struct_size < sizeof(Info)) {
+      why = "out[" + std::to_string(i) + "].struct_size = " + std::to_string(out[i].struct_size) +
+            ", this library needs " + std::to_string(sizeof(Info));
+      return QCHECK_INVALID_INPUT;
+    }
+    fill(i, out[i]);
+  }
+  return QCHECK_OK;
+}
+
 // True, with the reason in `why`, when `c` is a fused_k case and `function`
 // takes only fused_q's so far.
 inline bool refuse_fused_k(const qcheck_case* c, const char* function, std::string& why) {

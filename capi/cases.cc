@@ -62,12 +62,26 @@ std::string decode_fused_k(const uint8_t* bytes, size_t size, qcheck::fused_k::F
   return why.empty() ? qcheck::fused_k::from_any_case(any, out) : why;
 }
 
-// The arena budget of a door size for fused_k's cases (ops/fused_k/door).
-int64_t fused_k_budget(const char* size, std::string& why) {
+// A new fused_k case in *out from make(budget, &case) (a door function of
+// ops/fused_k/door returning "" or why not), under the arena budget of the
+// door size `size`.
+template <typename Make>
+qcheck_status new_fused_k_case(const char* size, qcheck_case** out, std::string& why, Make make) {
   const std::string name = size == nullptr ? "default" : size;
   const int64_t budget = qcheck::fused_k::door_arena_budget(name);
-  if (budget == 0) why = "size = \"" + name + "\" must be tiny, usual, default or limit";
-  return budget;
+  if (budget == 0) {
+    why = "size = \"" + name + "\" must be tiny, usual, default or limit";
+    return QCHECK_INVALID_INPUT;
+  }
+  if (out == nullptr) {
+    why = "out is NULL";
+    return QCHECK_INVALID_INPUT;
+  }
+  qcheck::fused_k::FusedKCase made;
+  why = make(budget, &made);
+  if (!why.empty()) return QCHECK_INVALID_INPUT;
+  *out = new qcheck_case{made};
+  return QCHECK_OK;
 }
 
 // qcheck_case_mutate and qcheck_case_mutate_warm on a fused_q case: a copy of `c` changed by
@@ -145,17 +159,9 @@ qcheck_status qcheck_case_from_seed_op(const char* op, uint64_t seed, const char
       why = "op = \"" + name + "\" is not one of " + qcheck::op_names();
       return QCHECK_INVALID_INPUT;
     }
-    const int64_t budget = fused_k_budget(size, why);
-    if (budget == 0) return QCHECK_INVALID_INPUT;
-    if (out == nullptr) {
-      why = "out is NULL";
-      return QCHECK_INVALID_INPUT;
-    }
-    qcheck::fused_k::FusedKCase k;
-    why = qcheck::fused_k::door_case_from_seed(seed, budget, &k);
-    if (!why.empty()) return QCHECK_INVALID_INPUT;
-    *out = new qcheck_case{k};
-    return QCHECK_OK;
+    return new_fused_k_case(size, out, why, [&](int64_t budget, qcheck::fused_k::FusedKCase* made) {
+      return qcheck::fused_k::door_case_from_seed(seed, budget, made);
+    });
   });
 }
 
@@ -168,17 +174,9 @@ qcheck_status qcheck_case_mutate(const qcheck_case* c, uint64_t seed, const char
                                  char* message, size_t message_size) {
   if (c != nullptr && c->fused_k) {
     return guarded(message, message_size, [&](std::string& why) {
-      const int64_t budget = fused_k_budget(size, why);
-      if (budget == 0) return QCHECK_INVALID_INPUT;
-      if (out == nullptr) {
-        why = "out is NULL";
-        return QCHECK_INVALID_INPUT;
-      }
-      qcheck::fused_k::FusedKCase mutated;
-      why = qcheck::fused_k::door_mutate(*c->fused_k, seed, budget, &mutated);
-      if (!why.empty()) return QCHECK_INVALID_INPUT;
-      *out = new qcheck_case{mutated};
-      return QCHECK_OK;
+      return new_fused_k_case(size, out, why, [&](int64_t budget, qcheck::fused_k::FusedKCase* made) {
+        return qcheck::fused_k::door_mutate(*c->fused_k, seed, budget, made);
+      });
     });
   }
   return mutated_copy(c, 0x6D757461746F72ull, seed, size, out, message, message_size,

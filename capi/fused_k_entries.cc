@@ -8,11 +8,6 @@ using qcheck::fused_k::FusedKCase;
 namespace qcheck::capi {
 namespace {
 
-void copy_name(char (&to)[32], const std::string& name) {
-  std::memset(to, 0, sizeof to);
-  std::memcpy(to, name.data(), std::min(name.size(), sizeof to - 1));
-}
-
 int32_t dtype_code(const std::string& dtype) {
   if (dtype == "int64") return QCHECK_DTYPE_INT64;
   if (dtype == "f32") return QCHECK_DTYPE_F32;
@@ -21,52 +16,34 @@ int32_t dtype_code(const std::string& dtype) {
   return QCHECK_DTYPE_INT32;  // (the top-k buffer: door_tensors names no other type)
 }
 
-// A valid case, *count set to n, then out[capacity] checked for room and each entry's struct_size.
-template <typename Info>
-qcheck_status room_for(const FusedKCase& c, Info* out, size_t capacity, size_t* count, size_t n, std::string& why) {
+// What both plan calls need before fill_entries: count given, the case valid.
+qcheck_status valid_plan_request(const FusedKCase& c, const size_t* count, std::string& why) {
   if (count == nullptr) {
     why = "count is NULL";
     return QCHECK_INVALID_INPUT;
   }
   why = qcheck::fused_k::validate_fused_k_case(c);
-  if (!why.empty()) return QCHECK_INVALID_INPUT;
-  *count = n;
-  if (capacity == 0) return QCHECK_OK;
-  if (out == nullptr || capacity < n) {
-    why = "out holds " + std::to_string(capacity) + " entries, the plan has " + std::to_string(n);
-    return QCHECK_INVALID_INPUT;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (out[i].struct_size < sizeof(Info)) {
-      why = "out[" + std::to_string(i) + "].struct_size = " + std::to_string(out[i].struct_size) +
-            ", this library needs " + std::to_string(sizeof(Info));
-      return QCHECK_INVALID_INPUT;
-    }
-  }
-  return QCHECK_OK;
+  return why.empty() ? QCHECK_OK : QCHECK_INVALID_INPUT;
 }
 
 }  // namespace
 
 qcheck_status fused_k_plan_buffers(const FusedKCase& c, qcheck_buffer_info* out, size_t capacity, size_t* count,
                                    std::string& why) {
-  const qcheck_status s = room_for(c, out, capacity, count, 1, why);
-  if (s != QCHECK_OK || capacity == 0) return s;
-  copy_name(out[0].name, "arena");
-  out[0].bytes = static_cast<uint64_t>(qcheck::fused_k::door_arena_bytes(c));
-  out[0].is_output = 1;
-  return QCHECK_OK;
+  if (valid_plan_request(c, count, why) != QCHECK_OK) return QCHECK_INVALID_INPUT;
+  return fill_entries(out, capacity, count, 1, why, [&](size_t, qcheck_buffer_info& b) {
+    copy_name(b.name, "arena");
+    b.bytes = static_cast<uint64_t>(qcheck::fused_k::door_arena_bytes(c));
+    b.is_output = 1;
+  });
 }
 
 qcheck_status fused_k_plan_tensors(const FusedKCase& c, qcheck_tensor_info* out, size_t capacity, size_t* count,
                                    std::string& why) {
-  if (!qcheck::fused_k::validate_fused_k_case(c).empty()) return room_for(c, out, capacity, count, 0, why);
+  if (valid_plan_request(c, count, why) != QCHECK_OK) return QCHECK_INVALID_INPUT;
   const std::vector<DoorTensor> tensors = qcheck::fused_k::door_tensors(c);
-  const qcheck_status s = room_for(c, out, capacity, count, tensors.size(), why);
-  if (s != QCHECK_OK || capacity == 0) return s;
-  for (size_t i = 0; i < tensors.size(); ++i) {
+  return fill_entries(out, capacity, count, tensors.size(), why, [&](size_t i, qcheck_tensor_info& t) {
     const DoorTensor& d = tensors[i];
-    qcheck_tensor_info& t = out[i];
     copy_name(t.name, d.name);
     t.role = d.output ? QCHECK_ROLE_OUTPUT : QCHECK_ROLE_INPUT;
     t.dtype = dtype_code(d.dtype);
@@ -77,8 +54,7 @@ qcheck_status fused_k_plan_tensors(const FusedKCase& c, qcheck_tensor_info* out,
     }
     t.buffer = 0;
     t.offset_bytes = static_cast<uint64_t>(d.offset_bytes);
-  }
-  return QCHECK_OK;
+  });
 }
 
 void fused_k_fill(const FusedKCase& c, int poison, uint8_t* const* buffers) {

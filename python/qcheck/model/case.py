@@ -129,8 +129,11 @@ class Case:
         it as "op" for every op but fused_q). What takes a fused_k case so
         far: making, saving and mutating it, its tensors, qcheck.check,
         qcheck.run and qcheck.expected (include/qcheck/qcheck.h); the rest
-        refuses it with a QcheckError naming itself."""
-        return _capi.lib().qcheck_case_op(self._handle).decode()
+        refuses it with a QcheckError naming itself. Asked of the library once
+        (a Case never changes): the fuzz loop asks per execution."""
+        if getattr(self, "_op", None) is None:
+            self._op = _capi.lib().qcheck_case_op(self._handle).decode()
+        return self._op
 
     def __getitem__(self, name):
         return self.fields[name]
